@@ -1,0 +1,9 @@
+"""fedlib: the reputation-and-contribution auction for horizontal federated learning.
+
+Reference implementation of Zhang, Wu and Pan, *Auction-Based Ex-Post-Payment Incentive
+Mechanism Design for Horizontal Federated Learning with Reputation and Contribution
+Measurement*. Layers depend downwards only: ``experiments``/``viz`` -> ``fl`` -> ``mechanism``.
+``fedlib.mechanism`` is numpy only and never imports torch.
+"""
+
+__version__ = "0.1.0"

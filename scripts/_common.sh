@@ -1,0 +1,20 @@
+# Sourced by the scripts in this folder: go to the repository root, check FEDLIB_DATA, install.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if [ -z "${FEDLIB_DATA:-}" ] || [ ! -d "$FEDLIB_DATA" ]; then
+  echo "FEDLIB_DATA must name a folder holding MNIST/raw and FashionMNIST/raw" >&2
+  echo "(in this project: FEDLIB_DATA=../shared/data); got '${FEDLIB_DATA:-}'" >&2
+  exit 2
+fi
+# Chapters run with chapters/ as their working directory, so the path must be absolute.
+FEDLIB_DATA="$(cd "$FEDLIB_DATA" && pwd)"
+export FEDLIB_DATA
+export PYTHONHASHSEED=0
+
+step() { printf '\n==== %s (%s) ====\n' "$1" "$(date +%H:%M:%S)"; }
+
+if [ -z "${FEDLIB_INSTALLED:-}" ]; then
+  step "install"
+  python -m pip install --quiet -e ".[book,dev]"
+  export FEDLIB_INSTALLED=1
+fi

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install everything and run every check, in order; stops at the first failure.
+source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
+
+step "ruff"
+ruff check .
+
+step "pair chapters with their notebooks"
+mapfile -t chapters < <(python -m fedlib.book)
+jupytext --sync "${chapters[@]}"
+
+step "unit, property and sync tests"
+python -m pytest tests -q -p no:cacheprovider
+
+step "execute every chapter in fast mode (nbval)"
+FEDLIB_FAST=1 python -m pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env \
+  --nbval-cell-timeout=900 "${chapters[@]/%.md/.ipynb}"
+
+bash scripts/build_book.sh

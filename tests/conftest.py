@@ -1,0 +1,20 @@
+"""Shared fixtures. Tests that need the real datasets read them from ``FEDLIB_DATA``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def data_root() -> Path:
+    """The dataset folder from ``FEDLIB_DATA``; a clear failure (not a skip) when unset."""
+    root = os.environ.get("FEDLIB_DATA")
+    if not root:
+        pytest.fail(
+            "FEDLIB_DATA is not set: point it at a folder holding MNIST/raw and "
+            "FashionMNIST/raw (in this project: FEDLIB_DATA=../shared/data)"
+        )
+    return Path(root)

@@ -16,5 +16,10 @@ step() { printf '\n==== %s (%s) ====\n' "$1" "$(date +%H:%M:%S)"; }
 if [ -z "${FEDLIB_INSTALLED:-}" ]; then
   step "install"
   python -m pip install --quiet -e ".[book,dev]"
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    # Debian's Chromium for the browser tests of the built book.
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      chromium chromium-driver >/dev/null
+  fi
   export FEDLIB_INSTALLED=1
 fi

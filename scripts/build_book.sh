@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install everything and build the rendered book at paper scale into _build/full/_build/html.
 source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
+step "vendor MathJax and the widget manager"
+bash scripts/vendor.sh
 step "build the book at full scale"
 unset FEDLIB_FAST
 jupyter-book build . -W --keep-going --path-output _build/full

@@ -107,7 +107,7 @@ def round_contributions(P: ArrayLike, weighted: bool = True) -> np.ndarray:
 
 
 def task_contributions(per_round: ArrayLike, mask: ArrayLike | None = None) -> np.ndarray:
-    """Task contribution: the mean of a worker's round contributions over the rounds it took part in.
+    """Task contribution: mean of the round contributions over the rounds the worker took part in.
 
     Parameters
     ----------

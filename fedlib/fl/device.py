@@ -1,0 +1,46 @@
+"""Choosing the compute device: ``"auto"`` (CUDA when present, else CPU), ``"cpu"`` or ``"cuda"``."""
+
+from __future__ import annotations
+
+import torch
+
+
+def resolve_device(device: str | torch.device = "auto") -> torch.device:
+    """Turn a device request into a :class:`torch.device`.
+
+    Parameters
+    ----------
+    device
+        ``"auto"`` picks ``cuda`` when a GPU is available and ``cpu`` otherwise; any other
+        string or :class:`torch.device` that torch understands (``"cpu"``, ``"cuda"``,
+        ``"cuda:1"``) is taken as it is.
+
+    Returns
+    -------
+    torch.device
+        The device to compute on.
+
+    Raises
+    ------
+    ValueError
+        If the request is not a device name, or asks for CUDA where no GPU is available.
+
+    Examples
+    --------
+    >>> resolve_device("cpu")
+    device(type='cpu')
+    """
+    if isinstance(device, str) and device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, TypeError) as error:
+        raise ValueError(
+            f"device must be 'auto', 'cpu', 'cuda' or a torch.device, got {device!r}"
+        ) from error
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"device={device!r} asks for a GPU, but torch sees no CUDA device on this machine "
+            "(use device='auto' or 'cpu')"
+        )
+    return resolved

@@ -1,0 +1,473 @@
+"""The batched training and evaluation engine: all workers of a round in one pass.
+
+The k local models of a round live as *stacked* parameters: one dictionary with the keys of the
+model's ``state_dict`` and tensors with a leading dimension k (slice i is worker i's model).
+Every layer is applied to all k models at once with hand-batched operations: batched matrix
+products for linear layers, grouped convolutions for convolutional ones and 2x2 max-pooling as
+the maximum of four strided views (much faster than ``max_pool2d`` on a CPU). Pooling comes
+before the ReLU, which is equivalent since ReLU is monotone and four times cheaper.
+
+Evaluation exploits the linearity of the first layer. The validation images are shared by all
+models, so the first-layer pre-activations ``a_i = W1_i x + b1_i`` of the k local models come
+from one matrix product (or one convolution), and those of the plain-average aggregates follow
+without touching the images again: the average of all k models has ``S / k`` and the average
+without model i has ``(S - a_i) / (k - 1)``, where ``S = sum_i a_i``. Their remaining layers use
+the aggregated parameters, all k leave-one-out aggregates formed in one step as
+``(sum_j theta_j - theta_i) / (k - 1)``; the positive factors ``1/k`` and ``1/(k-1)`` commute
+with max-pooling and ReLU, so they are folded into the second layer's weights.
+
+Randomness enters only through explicit ``torch.Generator`` objects (initial weights, batch
+orders); on the CPU a run is reproducible bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import torch
+from torch import Tensor
+from torch.nn import functional as F
+
+from fedlib.fl.device import resolve_device
+from fedlib.fl.models import IMAGE_SHAPE, NUM_CLASSES, make_model
+
+#: One model's parameters, keyed by the ``nn.Module``'s ``state_dict`` names.
+Params = dict[str, Tensor]
+#: The parameters of k models: the same keys, each tensor with a leading dimension k.
+Stacked = dict[str, Tensor]
+
+#: Validation samples per evaluation chunk, by device type and model. On a CPU small chunks
+#: keep LeNet's large first-layer feature maps in cache; a GPU prefers large ones.
+DEFAULT_EVAL_CHUNK = {
+    ("cpu", "mlp"): 1000,
+    ("cpu", "lenet"): 25,
+    ("cuda", "mlp"): 5000,
+    ("cuda", "lenet"): 1000,
+}
+
+
+def batch_orders(k: int, n: int, epochs: int, generator: torch.Generator) -> Tensor:
+    """Independent random orders of each worker's samples, one per worker and epoch.
+
+    Parameters
+    ----------
+    k, n, epochs
+        Workers, samples per worker and local epochs (all at least 1).
+    generator
+        The source of randomness (a CPU generator keeps the orders reproducible).
+
+    Returns
+    -------
+    Tensor
+        int64 tensor (k, epochs, n); ``orders[i, e]`` is a permutation of ``range(n)``.
+    """
+    for name, value in (("k", k), ("n", n), ("epochs", epochs)):
+        if value < 1:
+            raise ValueError(f"{name} must be at least 1, got {value}")
+    perms = [torch.randperm(n, generator=generator) for _ in range(k * epochs)]
+    return torch.stack(perms).view(k, epochs, n)
+
+
+def _pool(x: Tensor) -> Tensor:
+    """2x2 max-pooling with stride 2 over the last two dimensions, as a maximum of views."""
+    top = torch.maximum(x[..., ::2, ::2], x[..., ::2, 1::2])
+    return torch.maximum(top, torch.maximum(x[..., 1::2, ::2], x[..., 1::2, 1::2]))
+
+
+def _linear(p: Stacked, name: str, x: Tensor) -> Tensor:
+    """The linear layer ``name`` of k models on inputs x (k, batch, in): (k, batch, out)."""
+    return torch.baddbmm(p[f"{name}.bias"].unsqueeze(1), x, p[f"{name}.weight"].transpose(1, 2))
+
+
+class _BatchedMLP:
+    """784-200-200-10 over stacked parameters; first-layer features (200,)."""
+
+    second_weight = "fc2.weight"
+
+    @staticmethod
+    def first_shared(p: Stacked, x: Tensor) -> Tensor:
+        """Pre-activations (c, k, 200) of k models on shared images (c, 28, 28)."""
+        k = p["fc1.weight"].shape[0]
+        w = p["fc1.weight"].reshape(k * 200, 784)
+        return torch.addmm(p["fc1.bias"].reshape(-1), x.reshape(len(x), 784), w.t()).view(
+            len(x), k, 200
+        )
+
+    @staticmethod
+    def first_own(p: Stacked, x: Tensor) -> Tensor:
+        """Pre-activations (b, k, 200) of each model on its own images (k, b, 28, 28)."""
+        return _linear(p, "fc1", x.flatten(2)).transpose(0, 1)
+
+    @staticmethod
+    def rest(p: Stacked, z: Tensor) -> Tensor:
+        """Logits (k, c, 10) from first-layer pre-activations (c, k, 200)."""
+        h = F.relu(_linear(p, "fc2", F.relu(z).transpose(0, 1)))
+        return _linear(p, "fc3", h)
+
+
+class _BatchedLeNet:
+    """LeNet-5 over stacked parameters; first-layer features (6, 28, 28)."""
+
+    second_weight = "conv2.weight"
+
+    @staticmethod
+    def first_shared(p: Stacked, x: Tensor) -> Tensor:
+        """Pre-activations (c, k, 6, 28, 28) of k models on shared images (c, 28, 28)."""
+        k = p["conv1.weight"].shape[0]
+        w = p["conv1.weight"].reshape(k * 6, 1, 5, 5)
+        y = F.conv2d(x.unsqueeze(1), w, p["conv1.bias"].reshape(-1), padding=2)
+        return y.view(len(x), k, 6, *IMAGE_SHAPE)
+
+    @staticmethod
+    def first_own(p: Stacked, x: Tensor) -> Tensor:
+        """Pre-activations (b, k, 6, 28, 28) of each model on its own images (k, b, 28, 28)."""
+        k = p["conv1.weight"].shape[0]
+        w = p["conv1.weight"].reshape(k * 6, 1, 5, 5)
+        y = F.conv2d(x.transpose(0, 1), w, p["conv1.bias"].reshape(-1), padding=2, groups=k)
+        return y.view(x.shape[1], k, 6, *IMAGE_SHAPE)
+
+    @staticmethod
+    def rest(p: Stacked, z: Tensor) -> Tensor:
+        """Logits (k, c, 10) from first-layer pre-activations (c, k, 6, 28, 28)."""
+        c, k = z.shape[:2]
+        h = F.relu(_pool(z.flatten(1, 2))).contiguous(memory_format=torch.channels_last)
+        w = p["conv2.weight"].reshape(k * 16, 6, 5, 5)
+        h = F.relu(_pool(F.conv2d(h, w, p["conv2.bias"].reshape(-1), groups=k)))
+        h = h.reshape(c, k, 400).transpose(0, 1)
+        h = F.relu(_linear(p, "fc2", F.relu(_linear(p, "fc1", h))))
+        return _linear(p, "fc3", h)
+
+
+_NETS = {"mlp": _BatchedMLP, "lenet": _BatchedLeNet}
+
+
+def _nll(logits: Tensor, labels: Tensor) -> Tensor:
+    """Cross-entropy (k, c) of logits (k, c, 10) against labels (c,) or (k, c)."""
+    index = labels.expand(logits.shape[:-1]).unsqueeze(-1)
+    return -torch.log_softmax(logits, dim=-1).gather(-1, index).squeeze(-1)
+
+
+class BatchedEngine:
+    """Train and evaluate the k local models of a round together.
+
+    Parameters
+    ----------
+    model
+        ``"mlp"`` or ``"lenet"`` (see :func:`fedlib.fl.models.make_model`).
+    device
+        ``"auto"``, ``"cpu"``, ``"cuda"`` or a :class:`torch.device`
+        (see :func:`fedlib.fl.device.resolve_device`).
+    dtype
+        Floating-point type of parameters and images (float32; float64 for exact checks).
+    eval_chunk
+        Validation samples evaluated at once; ``None`` takes :data:`DEFAULT_EVAL_CHUNK`.
+
+    Examples
+    --------
+    >>> engine = BatchedEngine("mlp", device="cpu")
+    >>> gen = torch.Generator().manual_seed(0)
+    >>> theta = engine.init_params(gen)
+    >>> images, labels = torch.randn(3, 256, 28, 28), torch.randint(0, 10, (3, 256))
+    >>> local = engine.train_local(theta, images, labels, batch_orders(3, 256, 1, gen))
+    >>> local["fc1.weight"].shape
+    torch.Size([3, 200, 784])
+    """
+
+    def __init__(
+        self,
+        model: str,
+        device: str | torch.device = "auto",
+        dtype: torch.dtype = torch.float32,
+        eval_chunk: int | None = None,
+    ) -> None:
+        self._shapes = {key: value.shape for key, value in make_model(model).state_dict().items()}
+        if not dtype.is_floating_point:
+            raise ValueError(f"dtype must be a floating-point type, got {dtype}")
+        if eval_chunk is not None and eval_chunk < 1:
+            raise ValueError(f"eval_chunk must be at least 1, got {eval_chunk}")
+        self.model = model
+        self.device = resolve_device(device)
+        self.dtype = dtype
+        self.eval_chunk = eval_chunk or DEFAULT_EVAL_CHUNK[(self.device.type, model)]
+        self._net = _NETS[model]
+
+    # ------------------------------------------------------------------ validation
+
+    def _params(self, params: Params, name: str, stacked: bool) -> tuple[Params, int]:
+        """Check keys, shapes and dtype; return the parameters on the device and k."""
+        if set(params) != set(self._shapes):
+            raise ValueError(
+                f"{name} must have the keys of the {self.model!r} model {sorted(self._shapes)}, "
+                f"got {sorted(params)}"
+            )
+        k = len(next(iter(params.values()))) if stacked else 1
+        if k < 1:
+            raise ValueError(f"{name} must hold at least one model (k >= 1), got k = 0")
+        for key, shape in self._shapes.items():
+            value = params[key]
+            expected = (k, *shape) if stacked else tuple(shape)
+            if tuple(value.shape) != expected:
+                raise ValueError(f"{name}[{key!r}] must have shape {expected}, got "
+                                 f"{tuple(value.shape)}")
+            if value.dtype != self.dtype:
+                raise ValueError(f"{name}[{key!r}] must have dtype {self.dtype}, got {value.dtype}")
+        return {key: value.to(self.device) for key, value in params.items()}, k
+
+    def _data(self, images: Tensor, labels: Tensor, lead: tuple[int, ...]) -> tuple[Tensor, Tensor]:
+        """Check images (*lead, n, 28, 28) and labels (*lead, n); move them to the device."""
+        dims = len(lead) + 1
+        if images.dim() != dims + 2 or tuple(images.shape[-2:]) != IMAGE_SHAPE:
+            shape = "(k, n, 28, 28)" if lead else "(m, 28, 28)"
+            raise ValueError(f"images must have shape {shape}, got {tuple(images.shape)}")
+        if tuple(images.shape[: len(lead)]) != lead:
+            raise ValueError(
+                f"images must hold one set per model: leading dimension {lead}, got "
+                f"{tuple(images.shape[: len(lead)])}"
+            )
+        if images.dtype != self.dtype:
+            raise ValueError(f"images must have dtype {self.dtype} (preprocessed), got "
+                             f"{images.dtype}")
+        if labels.dtype != torch.int64:
+            raise ValueError(f"labels must have dtype torch.int64, got {labels.dtype}")
+        if tuple(labels.shape) != tuple(images.shape[:dims]):
+            raise ValueError(
+                f"labels must have shape {tuple(images.shape[:dims])} to match images, got "
+                f"{tuple(labels.shape)}"
+            )
+        if images.shape[dims - 1] == 0:
+            raise ValueError("images must hold at least one sample")
+        if labels.min() < 0 or labels.max() >= NUM_CLASSES:
+            raise ValueError(f"labels must lie in [0, {NUM_CLASSES}), got values in "
+                             f"[{int(labels.min())}, {int(labels.max())}]")
+        return images.to(self.device), labels.to(self.device)
+
+    # ------------------------------------------------------------------ public API
+
+    def init_params(self, generator: torch.Generator) -> Params:
+        """Fresh parameters drawn like PyTorch's default initialisation of the model.
+
+        The model is built by :func:`~fedlib.fl.models.make_model` under a forked global
+        random state seeded from ``generator``, so the weights follow exactly PyTorch's
+        default distributions and the same generator state gives the same weights.
+
+        Parameters
+        ----------
+        generator
+            A CPU ``torch.Generator``; one draw from it seeds the initialisation.
+
+        Returns
+        -------
+        Params
+            One model's parameters on the engine's device, in its dtype.
+        """
+        seed = int(torch.randint(0, 2**62, (), generator=generator))
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            module = make_model(self.model)
+        return {
+            key: value.detach().to(device=self.device, dtype=self.dtype).clone()
+            for key, value in module.state_dict().items()
+        }
+
+    def train_local(
+        self,
+        global_params: Params,
+        images: Tensor,
+        labels: Tensor,
+        orders: Tensor,
+        *,
+        lr: float = 0.05,
+        batch_size: int = 128,
+    ) -> Stacked:
+        """Train k local models from the same global model, each on its own data.
+
+        Every worker runs plain SGD (no momentum or weight decay) on the mean cross-entropy of
+        each mini-batch, visiting its samples in the order ``orders[i, epoch]`` cut into
+        consecutive batches of ``batch_size`` (the last one may be smaller). All workers step
+        together: one batched forward and backward pass per step.
+
+        Parameters
+        ----------
+        global_params
+            The starting model (:class:`Params`).
+        images
+            Preprocessed images (k, n, 28, 28) in the engine's dtype.
+        labels
+            int64 labels (k, n).
+        orders
+            int64 (k, epochs, n), e.g. from :func:`batch_orders`; ``epochs = orders.shape[1]``.
+        lr, batch_size
+            SGD learning rate and mini-batch size.
+
+        Returns
+        -------
+        Stacked
+            The k trained local models.
+
+        Raises
+        ------
+        ValueError
+            On mismatched shapes, k = 0, a wrong dtype or a non-positive ``lr``/``batch_size``.
+        """
+        theta, _ = self._params(global_params, "global_params", stacked=False)
+        if images.dim() < 1 or len(images) == 0:
+            raise ValueError("images must hold at least one worker (k >= 1), got k = 0")
+        k, n = images.shape[:2]
+        images, labels = self._data(images, labels, (k,))
+        if orders.dtype != torch.int64 or orders.dim() != 3 or orders.shape[0] != k or \
+                orders.shape[2] != n or orders.shape[1] < 1:
+            raise ValueError(f"orders must be int64 (k={k}, epochs >= 1, n={n}), got "
+                             f"{orders.dtype} {tuple(orders.shape)}")
+        if lr <= 0 or batch_size < 1:
+            raise ValueError(f"lr and batch_size must be positive, got {lr} and {batch_size}")
+        orders = orders.to(self.device)
+        rows = torch.arange(k, device=self.device).unsqueeze(1)
+        params = {
+            key: value.expand(k, *value.shape).clone().requires_grad_(True)
+            for key, value in theta.items()
+        }
+        for epoch in range(orders.shape[1]):
+            for index in orders[:, epoch].split(batch_size, dim=1):
+                z = self._net.first_own(params, images[rows, index])
+                logits = self._net.rest(params, z)
+                loss = _nll(logits, labels[rows, index]).sum()
+                grads = torch.autograd.grad(loss / index.shape[1], list(params.values()))
+                with torch.no_grad():
+                    for value, grad in zip(params.values(), grads, strict=True):
+                        value.add_(grad, alpha=-lr)
+        return {key: value.detach() for key, value in params.items()}
+
+    def true_class_probs(self, stacked: Stacked, images: Tensor, labels: Tensor) -> Tensor:
+        """Each local model's softmax probability of the true label on each sample.
+
+        Parameters
+        ----------
+        stacked
+            The k local models.
+        images, labels
+            Validation images (m, 28, 28) and int64 labels (m,).
+
+        Returns
+        -------
+        Tensor
+            P with shape (k, m) on the engine's device (the input of Eqs. (2)-(3)).
+        """
+        probs, _, _ = self._evaluate(stacked, images, labels, probs=True, loo=False)
+        return probs
+
+    def loo_losses(self, stacked: Stacked, images: Tensor, labels: Tensor) -> tuple[float, Tensor]:
+        """Validation losses of the plain average of all k models and of each leave-one-out one.
+
+        Parameters
+        ----------
+        stacked
+            The k local models.
+        images, labels
+            Validation images (m, 28, 28) and int64 labels (m,).
+
+        Returns
+        -------
+        l : float
+            Mean cross-entropy of the average of all k models.
+        l_minus : Tensor
+            (k,) mean cross-entropy of the average without model i; for k = 1 that aggregate
+            does not exist and ``l_minus`` is ``tensor([nan])``.
+        """
+        _, full, loo = self._evaluate(stacked, images, labels, probs=False, loo=True)
+        return full, loo
+
+    def probs_and_loo_losses(
+        self, stacked: Stacked, images: Tensor, labels: Tensor
+    ) -> tuple[Tensor, float, Tensor]:
+        """:meth:`true_class_probs` and :meth:`loo_losses` in one pass over the images.
+
+        Cheaper than the two calls: the local models' first layer is computed once and serves
+        both. Returns ``(probs, l, l_minus)``.
+        """
+        return self._evaluate(stacked, images, labels, probs=True, loo=True)
+
+    def aggregate(self, stacked: Stacked, weights: Tensor) -> Params:
+        """The weighted sum ``sum_i weights[i] * theta_i`` of the k local models.
+
+        Parameters
+        ----------
+        stacked
+            The k local models.
+        weights
+            (k,) aggregation weights (e.g. omega); any float dtype, not renormalised.
+
+        Returns
+        -------
+        Params
+            The aggregated model.
+        """
+        stacked, k = self._params(stacked, "stacked", stacked=True)
+        weights = torch.as_tensor(weights)
+        if weights.shape != (k,) or not weights.dtype.is_floating_point:
+            raise ValueError(f"weights must be a float tensor of shape ({k},), got "
+                             f"{weights.dtype} {tuple(weights.shape)}")
+        weights = weights.to(device=self.device, dtype=self.dtype)
+        return {key: torch.tensordot(weights, value, dims=1) for key, value in stacked.items()}
+
+    def evaluate(self, params: Params, images: Tensor, labels: Tensor) -> tuple[float, float]:
+        """Mean cross-entropy and accuracy of one model on images (m, 28, 28), labels (m,)."""
+        theta, _ = self._params(params, "params", stacked=False)
+        stacked = {key: value.unsqueeze(0) for key, value in theta.items()}
+        images, labels = self._data(images, labels, ())
+        loss = torch.zeros((), dtype=self.dtype, device=self.device)
+        correct = torch.zeros((), dtype=torch.int64, device=self.device)
+        for x, y in self._chunks(images, labels):
+            logits = self._net.rest(stacked, self._net.first_shared(stacked, x))
+            loss += _nll(logits, y).sum()
+            correct += (logits.argmax(-1) == y).sum()
+        return float(loss) / len(labels), int(correct) / len(labels)
+
+    # ------------------------------------------------------------------ evaluation core
+
+    def _chunks(self, images: Tensor, labels: Tensor) -> Iterator[tuple[Tensor, Tensor]]:
+        """Consecutive chunks of at most ``eval_chunk`` samples, without gradients."""
+        with torch.no_grad():
+            for start in range(0, len(labels), self.eval_chunk):
+                stop = start + self.eval_chunk
+                yield images[start:stop], labels[start:stop]
+
+    def _loo_params(self, stacked: Stacked, k: int) -> Stacked:
+        """The k leave-one-out averages and the full average (last), as k + 1 models.
+
+        The second layer's weights are divided once more by k - 1 (k for the full average),
+        so that the layer can take the unnormalised pre-activation sums ``S - a_i`` and ``S``.
+        """
+        scale = torch.full((k + 1,), 1.0 / max(k - 1, 1), dtype=self.dtype, device=self.device)
+        scale[k] = 1.0 / k
+        agg = {}
+        for key, value in stacked.items():
+            total = value.sum(0, keepdim=True)
+            both = torch.cat([total - value, total])
+            factor = scale * scale if key == self._net.second_weight else scale
+            agg[key] = both * factor.view(-1, *[1] * (value.dim() - 1))
+        return agg
+
+    def _evaluate(
+        self, stacked: Stacked, images: Tensor, labels: Tensor, *, probs: bool, loo: bool
+    ) -> tuple[Tensor, float, Tensor]:
+        """The shared pass behind :meth:`true_class_probs` and :meth:`loo_losses`."""
+        stacked, k = self._params(stacked, "stacked", stacked=True)
+        images, labels = self._data(images, labels, ())
+        m = len(labels)
+        p = torch.empty(k if probs else 0, m, dtype=self.dtype, device=self.device)
+        losses = torch.zeros(k + 1 if loo else 0, dtype=self.dtype, device=self.device)
+        agg = self._loo_params(stacked, k) if loo else {}
+        start = 0
+        for x, y in self._chunks(images, labels):
+            a = self._net.first_shared(stacked, x)
+            if probs:
+                p[:, start : start + len(y)] = torch.exp(-_nll(self._net.rest(stacked, a), y))
+            if loo:
+                total = a.sum(1, keepdim=True)
+                z = torch.cat([total - a, total], dim=1)
+                losses += _nll(self._net.rest(agg, z), y).sum(1)
+            start += len(y)
+        losses /= m
+        if loo and k == 1:
+            losses[0] = float("nan")
+        return p, float(losses[-1]) if loo else float("nan"), losses[:k]

@@ -1,0 +1,317 @@
+"""Our mechanism and the paper's six benchmarks behind one interface, and the registry.
+
+Every mechanism selects with ``select(bids, Re, budget, *, costs=None, rng=None)`` and pays
+with ``pay(allocation, re)``. ``claims`` lists the properties that hold for it (and that the
+tests and :mod:`fedlib.mechanism.properties` check):
+
+* ``"budget_feasible"``: total payment <= B;
+* ``"truthful"``: bidding the true cost maximises every worker's utility, ``re`` held fixed;
+* ``"truthful_honest"``: the same, for honest workers (``re >= Re``) only;
+* ``"ir"``: every winner that bids its true cost gets utility >= 0;
+* ``"ir_honest"``: the same, for honest winners only.
+
+The paper claims Theorem 4 (truthfulness) for our mechanism; it holds for honest workers only,
+so ``ours`` claims ``"truthful_honest"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import ClassVar, Literal, Protocol
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from fedlib.mechanism import _knapsack, _validate
+from fedlib.mechanism.auction import Auction, _ex_post, _select, readonly
+
+Knowledge = Literal["bids", "costs"]
+#: Every property a mechanism may claim.
+PROPERTIES = frozenset({"budget_feasible", "truthful", "truthful_honest", "ir", "ir_honest"})
+
+
+@dataclass(frozen=True, eq=False)
+class Allocation:
+    """Whom a mechanism selected and the most it can pay each worker. Arrays are read-only.
+
+    Attributes
+    ----------
+    mechanism : str
+        Name of the mechanism that produced it (``pay`` checks it).
+    selected : numpy.ndarray of bool, shape (n,)
+        Membership mask of the winners.
+    winners : numpy.ndarray of int
+        Indices of the winners in selection order.
+    upper : numpy.ndarray, shape (n,)
+        The most the mechanism can pay each worker, 0 for losers.
+    auction : Auction or None
+        The Algorithm 1 state for ``ours``, ``rrafl`` and ``proportional_share``, else None.
+    """
+
+    mechanism: str
+    selected: np.ndarray
+    winners: np.ndarray
+    upper: np.ndarray
+    auction: Auction | None
+
+
+class Mechanism(Protocol):
+    """The interface shared by all mechanisms of :data:`MECHANISMS`."""
+
+    @property
+    def name(self) -> str:
+        """Registry key, e.g. ``"rrafl"``."""
+
+    @property
+    def label(self) -> str:
+        """Display name for plots and tables, e.g. ``"RRAFL"``."""
+
+    @property
+    def knows(self) -> Knowledge:
+        """``"bids"``, or ``"costs"`` for the full-information benchmark."""
+
+    @property
+    def claims(self) -> frozenset[str]:
+        """The properties (subset of :data:`PROPERTIES`) that hold for the mechanism."""
+
+    def select(self, bids: ArrayLike, Re: ArrayLike, budget: float, *,
+               costs: ArrayLike | None = None,
+               rng: np.random.Generator | None = None) -> Allocation:
+        """Choose the winners before the task."""
+
+    def pay(self, allocation: Allocation, re: ArrayLike) -> np.ndarray:
+        """Final payments, shape (n,), 0 for losers, given the internal reputations ``re``."""
+
+
+def _allocation(name: str, winners: np.ndarray, upper_of_winners: np.ndarray, n: int,
+                auction: Auction | None = None) -> Allocation:
+    selected = np.zeros(n, dtype=bool)
+    selected[winners] = True
+    upper = np.zeros(n)
+    upper[winners] = upper_of_winners
+    return Allocation(mechanism=name, selected=readonly(selected),
+                      winners=readonly(winners.astype(np.int64)), upper=readonly(upper),
+                      auction=auction)
+
+
+class _Base:
+    """Validation and the default payment (``upper``), shared by all mechanisms."""
+
+    name: ClassVar[str]
+    label: ClassVar[str]
+    knows: ClassVar[Knowledge] = "bids"
+    claims: ClassVar[frozenset[str]]
+
+    def select(self, bids: ArrayLike, Re: ArrayLike, budget: float, *,
+               costs: ArrayLike | None = None,
+               rng: np.random.Generator | None = None) -> Allocation:
+        """Choose the winners; see the class docstring."""
+        b, r, B = _validate.instance(bids, Re, budget)
+        return self._select(b, r, B, costs, rng)
+
+    def pay(self, allocation: Allocation, re: ArrayLike) -> np.ndarray:
+        """Final payments, 0 for losers; see the class docstring."""
+        if allocation.mechanism != self.name:
+            raise ValueError(f"allocation was made by {allocation.mechanism!r}, not {self.name!r}")
+        return self._pay(allocation, _validate.per_worker(re, "re", allocation.selected.size))
+
+    def _select(self, bids: np.ndarray, Re: np.ndarray, budget: float,
+                costs: ArrayLike | None, rng: np.random.Generator | None) -> Allocation:
+        raise NotImplementedError
+
+    def _pay(self, allocation: Allocation, re: np.ndarray) -> np.ndarray:
+        return allocation.upper.copy()
+
+
+class _Algorithm1(_Base):
+    """Selection by Algorithm 1 on ``Re`` (or on unit values); pays ``p_up`` unless overridden."""
+
+    unit_values: ClassVar[bool] = False
+
+    def _select(self, bids: np.ndarray, Re: np.ndarray, budget: float,
+                costs: ArrayLike | None, rng: np.random.Generator | None) -> Allocation:
+        auction = _select(bids, np.ones_like(Re) if self.unit_values else Re, budget)
+        return Allocation(mechanism=self.name, selected=auction.selected,
+                          winners=auction.winners, upper=auction.upper, auction=auction)
+
+
+@dataclass(frozen=True)
+class OurMechanism(_Algorithm1):
+    """The paper's mechanism: Algorithm 1 with ex-post payments.
+
+    Knows the bids. Selects by Algorithm 1 (cost density ``b / Re``, proportional-share
+    stopping rule). Pays ``min(p_up, max(B re_i / sum_S re_j, rho* re_i))`` after the task
+    (Eq. (16)). Claims budget feasibility (Theorem 2), IR of honest winners (Theorem 1) and
+    truthfulness for honest workers (Theorem 4 as corrected: dishonest workers may gain by
+    overbidding and losing).
+
+    Parameters
+    ----------
+    temp_denominator : {"re", "Re"}, default "re"
+        The sum in ``p'``; see :func:`~fedlib.mechanism.ex_post_payments`.
+    """
+
+    name: ClassVar[str] = "ours"
+    label: ClassVar[str] = "Our mechanism"
+    claims: ClassVar[frozenset[str]] = frozenset({"budget_feasible", "ir_honest",
+                                                  "truthful_honest"})
+    temp_denominator: Literal["re", "Re"] = "re"
+
+    def __post_init__(self) -> None:
+        _validate.choice(self.temp_denominator, "temp_denominator", ("re", "Re"))
+
+    def _pay(self, allocation: Allocation, re: np.ndarray) -> np.ndarray:
+        return _ex_post(allocation.auction, re, self.temp_denominator)
+
+
+@dataclass(frozen=True)
+class RRAFL(_Algorithm1):
+    """RRAFL: the same reputation-weighted selection as ours, paid ex ante.
+
+    Knows the bids. Selects by Algorithm 1. Pays ``p_up = Re_i rho*`` whatever the worker then
+    does. Claims budget feasibility, IR and truthfulness (``p_up`` is the critical value).
+    """
+
+    name: ClassVar[str] = "rrafl"
+    label: ClassVar[str] = "RRAFL"
+    claims: ClassVar[frozenset[str]] = frozenset({"budget_feasible", "ir", "truthful"})
+
+
+@dataclass(frozen=True)
+class ProportionalShare(_Algorithm1):
+    """Singer's proportional-share mechanism with unit values (reputation ignored).
+
+    Knows the bids. Selects by Algorithm 1 with every ``Re`` replaced by 1, i.e. by ascending
+    bid while ``b_i <= B / i``. Pays the threshold ``rho*`` ex ante. Claims budget
+    feasibility, IR and truthfulness. ``allocation.auction.Re`` holds the unit values.
+    """
+
+    name: ClassVar[str] = "proportional_share"
+    label: ClassVar[str] = "Proportional Share"
+    claims: ClassVar[frozenset[str]] = frozenset({"budget_feasible", "ir", "truthful"})
+    unit_values: ClassVar[bool] = True
+
+
+class _PayAsBid(_Base):
+    """Walk the workers in a mechanism-specific order, pay each its bid, and stop at the first
+    bid that no longer fits in the remaining budget."""
+
+    claims: ClassVar[frozenset[str]] = frozenset({"budget_feasible", "ir"})
+
+    def _order(self, bids: np.ndarray, Re: np.ndarray,
+               rng: np.random.Generator | None) -> np.ndarray:
+        raise NotImplementedError
+
+    def _select(self, bids: np.ndarray, Re: np.ndarray, budget: float,
+                costs: ArrayLike | None, rng: np.random.Generator | None) -> Allocation:
+        order = self._order(bids, Re, rng)
+        winners = order[: np.searchsorted(np.cumsum(bids[order]), budget, side="right")]
+        return _allocation(self.name, winners, bids[winners], bids.size)
+
+
+@dataclass(frozen=True)
+class VanillaFL(_PayAsBid):
+    """Vanilla FL: random selection until the budget is exhausted.
+
+    Knows the bids. Walks the workers in a uniformly random order (``rng`` is required), pays
+    each its bid and stops at the first bid that no longer fits. Claims budget feasibility and
+    IR (at truthful bids); not truthful (overbidding pays).
+    """
+
+    name: ClassVar[str] = "vanilla"
+    label: ClassVar[str] = "Vanilla FL"
+
+    def _order(self, bids: np.ndarray, Re: np.ndarray,
+               rng: np.random.Generator | None) -> np.ndarray:
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError("rng must be a numpy.random.Generator: vanilla selects at random")
+        return rng.permutation(bids.size)
+
+
+@dataclass(frozen=True)
+class BidGreedy(_PayAsBid):
+    """Bid Greedy: cheapest bids first.
+
+    Knows the bids. Walks the workers by ascending bid (ties by index), pays each its bid and
+    stops at the first bid that no longer fits. Claims budget feasibility and IR (at truthful
+    bids); not truthful.
+    """
+
+    name: ClassVar[str] = "bid_greedy"
+    label: ClassVar[str] = "Bid Greedy"
+
+    def _order(self, bids: np.ndarray, Re: np.ndarray,
+               rng: np.random.Generator | None) -> np.ndarray:
+        return np.argsort(bids, kind="stable")
+
+
+@dataclass(frozen=True)
+class ReputationGreedy(_PayAsBid):
+    """Reputation Greedy: highest accumulated reputation first.
+
+    Knows the bids. Walks the workers by descending ``Re`` (ties by index), pays each its bid
+    and stops at the first bid that no longer fits. Claims budget feasibility and IR (at
+    truthful bids); not truthful.
+    """
+
+    name: ClassVar[str] = "reputation_greedy"
+    label: ClassVar[str] = "Reputation Greedy"
+
+    def _order(self, bids: np.ndarray, Re: np.ndarray,
+               rng: np.random.Generator | None) -> np.ndarray:
+        return np.argsort(-Re, kind="stable")
+
+
+@dataclass(frozen=True)
+class ApproximateOptimal(_Base):
+    """Approximate Optimal: the full-information knapsack benchmark.
+
+    Knows the true costs (``costs`` is required; the bids are ignored). Maximises the sum of
+    values subject to the sum of true costs <= B, where the value of a worker is its
+    accumulated reputation ``Re``: the internal reputation ``re`` is only measured after the
+    task, so ``Re`` is the best information available at selection time (our reading). Greedy
+    variant: decreasing ``Re / c`` until the first worker that no longer fits, or the best
+    single worker if that is worth more (a 1/2-approximation). Exact variant
+    (``exact=True``): an optimal set by branch and bound. Pays the true cost. Claims budget
+    feasibility and IR (utility 0 for every winner).
+
+    Parameters
+    ----------
+    exact : bool, default False
+        Solve the 0/1 knapsack exactly instead of greedily.
+    """
+
+    knows: ClassVar[Knowledge] = "costs"
+    claims: ClassVar[frozenset[str]] = frozenset({"budget_feasible", "ir"})
+    exact: bool = False
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        """``"approx_optimal"`` or ``"approx_optimal_exact"``."""
+        return "approx_optimal_exact" if self.exact else "approx_optimal"
+
+    @property
+    def label(self) -> str:  # type: ignore[override]
+        """``"Approx. Optimal"`` or ``"Optimal (exact)"``."""
+        return "Optimal (exact)" if self.exact else "Approx. Optimal"
+
+    def _select(self, bids: np.ndarray, Re: np.ndarray, budget: float,
+                costs: ArrayLike | None, rng: np.random.Generator | None) -> Allocation:
+        if costs is None:
+            raise ValueError("costs is required: Approximate Optimal knows the true costs")
+        c = _validate.per_worker(costs, "costs", bids.size)
+        solve = _knapsack.exact if self.exact else _knapsack.greedy
+        winners = solve(Re, c, budget)
+        return _allocation(self.name, winners, c[winners], bids.size)
+
+
+def _registry(*mechanisms: Mechanism) -> MappingProxyType[str, Mechanism]:
+    return MappingProxyType({m.name: m for m in mechanisms})
+
+
+#: name -> mechanism, in the order of the paper's figures (read-only).
+MECHANISMS: MappingProxyType[str, Mechanism] = _registry(
+    OurMechanism(), RRAFL(), VanillaFL(), ProportionalShare(), BidGreedy(), ReputationGreedy(),
+    ApproximateOptimal(), ApproximateOptimal(exact=True))
+

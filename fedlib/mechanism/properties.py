@@ -1,0 +1,260 @@
+"""Empirical checks of the economic properties of a mechanism, as structured reports.
+
+Each check plays a mechanism on :class:`~fedlib.mechanism.instances.Instance` objects and
+records, for every case it checks, a :class:`Witness` with the *margin* by which the property
+fails there (positive: violated; zero or negative: holds). A case counts as a violation when
+its margin exceeds ``rtol * instance.scale`` (floating-point rounding, relative to the money
+scale of the instance). The utility of a worker is ``payment - true cost`` if it wins, else 0
+(Eq. (1)); its realised ``re`` is held fixed whatever it bids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from fedlib.mechanism import _validate
+from fedlib.mechanism.auction import _densities
+from fedlib.mechanism.instances import Instance, random_instances
+from fedlib.mechanism.mechanisms import Allocation, Mechanism
+
+#: Default relative tolerance of every check.
+RTOL = 1e-9
+
+Group = Literal["all", "honest", "dishonest"]
+
+
+@dataclass(frozen=True, eq=False)
+class Witness:
+    """One checked case.
+
+    Attributes
+    ----------
+    instance : Instance
+        The instance (for truthfulness: with the swept worker bidding its true cost).
+    margin : float
+        By how much the property fails in this case (<= 0: it holds): total payment minus B
+        (budget), true cost minus payment (IR), best deviation's utility minus truthful utility
+        (truthfulness).
+    worker : int or None
+        The worker concerned; None for budget feasibility (a whole-instance property).
+    bid : float or None
+        Truthfulness: the most profitable bid on the grid.
+    utility, deviant_utility : float or None
+        The worker's utility at its true cost, and at ``bid``.
+    """
+
+    instance: Instance
+    margin: float
+    worker: int | None = None
+    bid: float | None = None
+    utility: float | None = None
+    deviant_utility: float | None = None
+
+    @property
+    def relative_margin(self) -> float:
+        """``margin / instance.scale``, comparable across instances of any magnitude."""
+        return self.margin / self.instance.scale
+
+
+@dataclass(frozen=True, eq=False)
+class PropertyReport:
+    """The outcome of one property check over many instances.
+
+    Attributes
+    ----------
+    property : str
+        ``"budget_feasible"``, ``"ir_honest"``, ``"ir_dishonest"`` or ``"truthful"`` (with the
+        worker group, e.g. ``"truthful_honest"``).
+    mechanism : str
+        The mechanism's name.
+    instances, checks, violations : int
+        Instances played, cases checked, cases violating the property.
+    worst : Witness or None
+        The case with the largest relative margin (None if nothing was checked).
+    """
+
+    property: str
+    mechanism: str
+    instances: int
+    checks: int
+    violations: int
+    worst: Witness | None
+
+    @property
+    def holds(self) -> bool:
+        """No violation was found."""
+        return self.violations == 0
+
+    @property
+    def counterexample(self) -> Witness | None:
+        """The worst case if it is a violation, else None."""
+        return None if self.holds else self.worst
+
+
+@dataclass(frozen=True, eq=False)
+class IRReport:
+    """Individual rationality of winners bidding their true costs, split by honesty."""
+
+    honest: PropertyReport
+    dishonest: PropertyReport
+
+
+def _violates(w: Witness, rtol: float) -> bool:
+    return w.margin > rtol * w.instance.scale
+
+
+def _summarise(prop: str, mechanism: str, per_instance: Iterable[list[Witness]],
+               rtol: float) -> PropertyReport:
+    instances = checks = violations = 0
+    worst: Witness | None = None
+    for witnesses in per_instance:
+        instances += 1
+        checks += len(witnesses)
+        violations += sum(_violates(w, rtol) for w in witnesses)
+        for w in witnesses:
+            if worst is None or w.relative_margin > worst.relative_margin:
+                worst = w
+    return PropertyReport(prop, mechanism, instances, checks, violations, worst)
+
+
+def outcome(mechanism: Mechanism, instance: Instance,
+            bids: np.ndarray | None = None) -> tuple[Allocation, np.ndarray]:
+    """Play ``mechanism`` on ``instance`` (or with other ``bids``): its allocation and payments."""
+    allocation = mechanism.select(instance.bids if bids is None else bids, instance.Re,
+                                  instance.budget, costs=instance.costs, rng=instance.rng())
+    return allocation, mechanism.pay(allocation, instance.re)
+
+
+def _utility(mechanism: Mechanism, instance: Instance, bids: np.ndarray, worker: int) -> float:
+    allocation, payments = outcome(mechanism, instance, bids)
+    return float(payments[worker] - instance.costs[worker]) if allocation.selected[worker] else 0.0
+
+
+def _budget_witnesses(mechanism: Mechanism, instance: Instance) -> list[Witness]:
+    _, payments = outcome(mechanism, instance)
+    return [Witness(instance, float(payments.sum() - instance.budget))]
+
+
+def budget_feasibility(mechanism: Mechanism, instances: Iterable[Instance], *,
+                       rtol: float = RTOL) -> PropertyReport:
+    """Check ``sum of payments <= B`` (Theorem 2) on every instance, at its reported bids."""
+    return _summarise("budget_feasible", mechanism.name,
+                      (_budget_witnesses(mechanism, i) for i in instances), rtol)
+
+
+def _ir_witnesses(mechanism: Mechanism, instance: Instance) -> list[Witness]:
+    truthful = Instance(instance.costs, instance.Re, instance.budget, instance.re,
+                        instance.costs, instance.seed)
+    allocation, payments = outcome(mechanism, truthful)
+    return [Witness(truthful, float(truthful.costs[i] - payments[i]), worker=int(i),
+                    utility=float(payments[i] - truthful.costs[i])) for i in allocation.winners]
+
+
+def individual_rationality(mechanism: Mechanism, instances: Iterable[Instance], *,
+                           rtol: float = RTOL) -> IRReport:
+    """Check that winners bidding their true costs get utility >= 0 (Theorem 1).
+
+    The reported bids of the instances are replaced by the true costs. Winners are split into
+    honest (``re >= Re``) and dishonest ones; our mechanism guarantees IR for the former only.
+    """
+    per = [_ir_witnesses(mechanism, i) for i in instances]
+    split = {group: [[w for w in ws if w.instance.honest[w.worker] == (group == "honest")]
+                     for ws in per] for group in ("honest", "dishonest")}
+    return IRReport(*(_summarise(f"ir_{g}", mechanism.name, split[g], rtol)
+                      for g in ("honest", "dishonest")))
+
+
+def deviation_grid(instance: Instance, worker: int) -> np.ndarray:
+    """Bids to try for ``worker``: around every point where its rank or the share test can flip.
+
+    Multiples of its true cost; each other worker's bid and density-equivalent bid
+    (``rho_j Re_worker``) and each prefix share ``B Re_worker / (Re_worker + sum of prefix)``,
+    each just below and just above; and a bid above the budget, which always loses.
+    """
+    others = np.delete(np.arange(instance.n), worker)
+    Re_w, cost = instance.Re[worker], instance.costs[worker]
+    rho = _densities(instance.bids[others], instance.Re[others])
+    cum = np.cumsum(instance.Re[others][np.argsort(rho, kind="stable")])
+    points = np.concatenate((instance.bids[others], rho[np.isfinite(rho)] * Re_w,
+                             instance.budget * Re_w / (Re_w + np.concatenate(([0.0], cum)))
+                             if Re_w > 0 else []))
+    points = np.concatenate((points * (1 - 1e-9), points * (1 + 1e-9)))
+    near_cost = cost * np.array([0.0, 0.5, 0.9, 0.99, 1.01, 1.1, 1.5, 2.0, 4.0])
+    return np.unique(np.concatenate((points, near_cost, [2 * instance.budget + cost])))
+
+
+def _group(instance: Instance, workers: Group) -> np.ndarray:
+    honest = instance.honest
+    chosen = {"all": np.ones_like(honest), "honest": honest, "dishonest": ~honest}[workers]
+    return np.flatnonzero(chosen)
+
+
+def _truthfulness_witnesses(mechanism: Mechanism, instance: Instance, workers: Group,
+                            grid: np.ndarray | None) -> Iterator[Witness]:
+    for i in _group(instance, workers):
+        base = instance.bids.copy()
+        base[i] = instance.costs[i]
+        truthful = _utility(mechanism, instance, base, i)
+        best_bid, best = float(base[i]), truthful
+        for b in deviation_grid(instance, i) if grid is None else grid:
+            base[i] = b
+            u = _utility(mechanism, instance, base, i)
+            if u > best:
+                best_bid, best = float(b), u
+        yield Witness(instance.with_bid(i, instance.costs[i]), best - truthful, worker=int(i),
+                      bid=best_bid, utility=truthful, deviant_utility=best)
+
+
+def _grid(grid: ArrayLike | None) -> np.ndarray | None:
+    return None if grid is None else _validate.vector(grid, "grid")
+
+
+def truthfulness(mechanism: Mechanism, instances: Iterable[Instance], *,
+                 workers: Group = "all", grid: ArrayLike | None = None,
+                 rtol: float = RTOL) -> PropertyReport:
+    """Check that no worker gains by misreporting its cost (Theorem 4).
+
+    For every instance and every worker of the group, the others bid as in the instance; the
+    worker's utility at its true cost is compared with its utility at every bid of ``grid``
+    (default: :func:`deviation_grid`), its ``re`` held fixed.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    instances : iterable of Instance
+    workers : {"all", "honest", "dishonest"}
+        Which workers to sweep (honest: ``re >= Re``).
+    grid : array_like, optional
+        Absolute bids to try for every swept worker.
+    rtol : float
+        Relative tolerance.
+    """
+    group = _validate.choice(workers, "workers", ("all", "honest", "dishonest"))
+    bids = _grid(grid)
+    suffix = "" if group == "all" else f"_{group}"
+    return _summarise(f"truthful{suffix}", mechanism.name,
+                      (list(_truthfulness_witnesses(mechanism, i, group, bids))
+                       for i in instances), rtol)
+
+
+def find_truthfulness_counterexample(mechanism: Mechanism, rng: np.random.Generator, *,
+                                     tries: int = 500, n_workers: tuple[int, int] = (2, 5),
+                                     workers: Group = "all",
+                                     rtol: float = RTOL) -> Witness | None:
+    """Search random instances for a profitable misreport; the first one found, or None.
+
+    Instances come from :func:`~fedlib.mechanism.instances.random_instances` (ties and
+    magnitudes 1e-6..1e6 included). For our mechanism and ``workers="all"`` the search finds a
+    dishonest worker who gains by overbidding and losing (Theorem 4 is false as stated).
+    """
+    group = _validate.choice(workers, "workers", ("all", "honest", "dishonest"))
+    for instance in random_instances(rng, tries, n_workers=n_workers):
+        for w in _truthfulness_witnesses(mechanism, instance, group, None):
+            if _violates(w, rtol):
+                return w
+    return None

@@ -1,0 +1,35 @@
+"""The browser checks must catch what they look for: a deliberately broken page fails them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from browser import check_page  # noqa: E402
+
+BROKEN = """<!doctype html><html><head><title>broken</title></head><body><main>
+<p>Unrendered display math: $$x^2$$</p><p>and \\begin{align} a \\end{align}</p>
+<img src="does-not-exist.png" alt="missing">
+<div class="cell_output"><div class="output traceback"><pre>ZeroDivisionError</pre></div></div>
+<span class="problematic">{prf:ref}`thm-missing`</span>
+<pre>$$ inside code is fine $$</pre>
+</main></body></html>"""
+
+CLEAN = """<!doctype html><html><head><title>clean</title></head><body><main>
+<p>Plain text.</p><pre>$$ inside code is fine $$</pre></main></body></html>"""
+
+
+def test_broken_page_is_reported(driver, tmp_path):
+    page = tmp_path / "broken.html"
+    page.write_text(BROKEN)
+    problems = " | ".join(check_page(driver, page, settle=0.2).problems)
+    for expected in ("raw TeX $$", "raw TeX \\begin{", "broken image", "error output cell",
+                     "undefined cross-reference"):
+        assert expected in problems, f"{expected!r} not reported in: {problems}"
+
+
+def test_clean_page_passes(driver, tmp_path):
+    page = tmp_path / "clean.html"
+    page.write_text(CLEAN)
+    assert check_page(driver, page, settle=0.2).problems == []

@@ -68,10 +68,57 @@ def batch_orders(k: int, n: int, epochs: int, generator: torch.Generator) -> Ten
     return torch.stack(perms).view(k, epochs, n)
 
 
+def _split_windows(x: Tensor) -> Tensor:
+    """View feature maps (..., H, W) as (..., 2, 2, H/2, W/2): position in the 2x2 window first."""
+    *lead, height, width = x.shape
+    split = x.view(*lead, height // 2, 2, width // 2, 2)
+    return split.movedim((-3, -1), (-4, -3))
+
+
+def _corners(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The four window positions of (..., 2, 2, h, w), in ``max_pool2d``'s scan order."""
+    return x[..., 0, 0, :, :], x[..., 0, 1, :, :], x[..., 1, 0, :, :], x[..., 1, 1, :, :]
+
+
+class _MaxPool2x2(torch.autograd.Function):
+    """2x2 max-pooling of window-split maps (..., 2, 2, h, w) (see :func:`_split_windows`).
+
+    The result (..., h, w) is the maximum of four views. Autograd through ``torch.maximum`` of views would split ties and fill four full-size zero
+    tensors in the backward pass. This function keeps three 0/1 masks in the input's dtype
+    (comparisons into a float output are several times faster than into a bool one on a CPU)
+    and sends each window's gradient to its first maximal element, as ``max_pool2d`` does.
+    """
+
+    @staticmethod
+    def forward(ctx: torch.autograd.function.FunctionCtx, x: Tensor) -> Tensor:
+        a, b, c, d = _corners(x)
+        top, bottom = torch.maximum(a, b), torch.maximum(c, d)
+        if ctx.needs_input_grad[0]:
+            masks = [torch.gt(u, v, out=torch.empty_like(top)) for u, v in ((b, a), (d, c))]
+            masks.append(torch.gt(bottom, top, out=torch.empty_like(top)))
+            ctx.save_for_backward(*masks)
+            ctx.input_layout = (x.shape, x.stride(), x.dtype, x.device)
+        return torch.maximum(top, bottom)
+
+    @staticmethod
+    def backward(ctx: torch.autograd.function.FunctionCtx, grad: Tensor) -> Tensor:
+        right_in_top, right_in_bottom, bottom = ctx.saved_tensors
+        shape, stride, dtype, device = ctx.input_layout
+        grad_in = torch.empty_strided(shape, stride, dtype=dtype, device=device)
+        a, b, c, d = _corners(grad_in)
+        grad_bottom = grad * bottom
+        for row, right, left_view, right_view in (
+            (grad - grad_bottom, right_in_top, a, b),
+            (grad_bottom, right_in_bottom, c, d),
+        ):
+            torch.mul(row, right, out=right_view)
+            torch.sub(row, right_view, out=left_view)
+        return grad_in
+
+
 def _pool(x: Tensor) -> Tensor:
-    """2x2 max-pooling with stride 2 over the last two dimensions, as a maximum of views."""
-    top = torch.maximum(x[..., ::2, ::2], x[..., ::2, 1::2])
-    return torch.maximum(top, torch.maximum(x[..., 1::2, ::2], x[..., 1::2, 1::2]))
+    """2x2 max-pooling of window-split maps (..., 2, 2, h, w) (see :class:`_MaxPool2x2`)."""
+    return _MaxPool2x2.apply(x)
 
 
 def _linear(p: Stacked, name: str, x: Tensor) -> Tensor:
@@ -82,7 +129,9 @@ def _linear(p: Stacked, name: str, x: Tensor) -> Tensor:
 class _BatchedMLP:
     """784-200-200-10 over stacked parameters; first-layer features (200,)."""
 
-    second_weight = "fc2.weight"
+    #: Aggregates' first-layer pre-activations are combined from the local models' ones:
+    #: cheaper than a product with 784 multiply-adds per output.
+    combine_first_layer = True
 
     @staticmethod
     def first_shared(p: Stacked, x: Tensor) -> Tensor:
@@ -106,39 +155,78 @@ class _BatchedMLP:
 
 
 class _BatchedLeNet:
-    """LeNet-5 over stacked parameters; first-layer features (6, 28, 28)."""
+    """LeNet-5 over stacked parameters; first-layer features (6, 28, 28).
 
-    second_weight = "conv2.weight"
+    Feature maps are kept in channels-last memory (channel index fastest), where the grouped
+    convolutions are fastest and each pooling view reads whole channel vectors.
+    """
+
+    #: With only 25 multiply-adds per output, one more patch product for the aggregates'
+    #: first layer costs less than combining the local models' large feature maps.
+    combine_first_layer = False
 
     @staticmethod
     def first_shared(p: Stacked, x: Tensor) -> Tensor:
-        """Pre-activations (c, k, 6, 28, 28) of k models on shared images (c, 28, 28)."""
-        k = p["conv1.weight"].shape[0]
-        w = p["conv1.weight"].reshape(k * 6, 1, 5, 5)
-        y = F.conv2d(x.unsqueeze(1), w, p["conv1.bias"].reshape(-1), padding=2)
-        return y.view(len(x), k, 6, *IMAGE_SHAPE)
+        """Window-split pre-activations (c, k, 6, 2, 2, 14, 14) of k models on images (c, 28, 28).
+
+        One product of the 5x5 patches with all k * 6 filters. The patches are ordered by
+        position in the pooling window, so each of the four views that the pooling compares is
+        one contiguous block (channels-last within it).
+        """
+        c, k = len(x), p["conv1.weight"].shape[0]
+        windows = F.pad(x, (2, 2, 2, 2)).unfold(1, 5, 1).unfold(2, 5, 1)
+        windows = windows.view(c, 14, 2, 14, 2, 5, 5).permute(0, 2, 4, 1, 3, 5, 6)
+        weight = p["conv1.weight"].reshape(k * 6, 25).t()
+        y = torch.addmm(p["conv1.bias"].reshape(-1), windows.reshape(-1, 25), weight)
+        return y.view(c, 2, 2, 14, 14, k, 6).permute(0, 5, 6, 1, 2, 3, 4)
 
     @staticmethod
     def first_own(p: Stacked, x: Tensor) -> Tensor:
-        """Pre-activations (b, k, 6, 28, 28) of each model on its own images (k, b, 28, 28)."""
-        k = p["conv1.weight"].shape[0]
+        """Window-split pre-activations (b, k, 6, 2, 2, 14, 14) of each model on its own
+        images (k, b, 28, 28), from one grouped convolution in channels-last layout."""
+        k, b = x.shape[:2]
+        x = x.transpose(0, 1).contiguous(memory_format=torch.channels_last)
         w = p["conv1.weight"].reshape(k * 6, 1, 5, 5)
-        y = F.conv2d(x.transpose(0, 1), w, p["conv1.bias"].reshape(-1), padding=2, groups=k)
-        return y.view(x.shape[1], k, 6, *IMAGE_SHAPE)
+        y = F.conv2d(x, w, p["conv1.bias"].reshape(-1), padding=2, groups=k)
+        return _split_windows(y.view(b, k, 6, *IMAGE_SHAPE))
 
     @staticmethod
     def rest(p: Stacked, z: Tensor) -> Tensor:
-        """Logits (k, c, 10) from first-layer pre-activations (c, k, 6, 28, 28)."""
+        """Logits (k, c, 10) from window-split first-layer pre-activations."""
         c, k = z.shape[:2]
-        h = F.relu(_pool(z.flatten(1, 2))).contiguous(memory_format=torch.channels_last)
+        h = F.relu(_pool(z)).flatten(1, 2).contiguous(memory_format=torch.channels_last)
         w = p["conv2.weight"].reshape(k * 16, 6, 5, 5)
-        h = F.relu(_pool(F.conv2d(h, w, p["conv2.bias"].reshape(-1), groups=k)))
-        h = h.reshape(c, k, 400).transpose(0, 1)
+        h = F.conv2d(h, w, p["conv2.bias"].reshape(-1), groups=k)
+        h = F.relu(_pool(_split_windows(h))).reshape(c, k, 400).transpose(0, 1)
         h = F.relu(_linear(p, "fc2", F.relu(_linear(p, "fc1", h))))
         return _linear(p, "fc3", h)
 
 
 _NETS = {"mlp": _BatchedMLP, "lenet": _BatchedLeNet}
+
+
+def _with_averages(a: Tensor, dim: int, keep: bool) -> Tensor:
+    """Append to k entries along ``dim`` their k leave-one-out means and their mean.
+
+    With ``S`` the sum of the k entries ``a_i``, the result holds (when ``keep``) the entries
+    themselves, then ``(S - a_i) / (k - 1)`` for each i, formed in one step, then ``S / k``:
+    2k + 1 entries (k + 1 without ``keep``). It serves stacked parameters (``dim=0``) and, by
+    the first layer's linearity, its pre-activations (``dim=1``). The result has the memory
+    layout of ``a`` (the same order of strides), so channels-last stays channels-last. For
+    k = 1 the leave-one-out mean does not exist and is NaN.
+    """
+    k = a.shape[dim]
+    first = k if keep else 0
+    order = sorted(range(a.dim()), key=a.stride, reverse=True)
+    shape = list(a.shape)
+    shape[dim] = first + k + 1
+    out = a.new_empty([shape[d] for d in order]).permute([order.index(d) for d in range(a.dim())])
+    if keep:
+        out.narrow(dim, 0, k).copy_(a)
+    mean = torch.mean(a, dim, keepdim=True, out=out.narrow(dim, first + k, 1))
+    inv = 1.0 / (k - 1) if k > 1 else float("nan")
+    torch.sub(mean * (k * inv), a, alpha=inv, out=out.narrow(dim, first, k))
+    return out
 
 
 def _nll(logits: Tensor, labels: Tensor) -> Tensor:
@@ -431,43 +519,34 @@ class BatchedEngine:
                 stop = start + self.eval_chunk
                 yield images[start:stop], labels[start:stop]
 
-    def _loo_params(self, stacked: Stacked, k: int) -> Stacked:
-        """The k leave-one-out averages and the full average (last), as k + 1 models.
-
-        The second layer's weights are divided once more by k - 1 (k for the full average),
-        so that the layer can take the unnormalised pre-activation sums ``S - a_i`` and ``S``.
-        """
-        scale = torch.full((k + 1,), 1.0 / max(k - 1, 1), dtype=self.dtype, device=self.device)
-        scale[k] = 1.0 / k
-        agg = {}
-        for key, value in stacked.items():
-            total = value.sum(0, keepdim=True)
-            both = torch.cat([total - value, total])
-            factor = scale * scale if key == self._net.second_weight else scale
-            agg[key] = both * factor.view(-1, *[1] * (value.dim() - 1))
-        return agg
-
     def _evaluate(
         self, stacked: Stacked, images: Tensor, labels: Tensor, *, probs: bool, loo: bool
     ) -> tuple[Tensor, float, Tensor]:
-        """The shared pass behind :meth:`true_class_probs` and :meth:`loo_losses`."""
+        """The shared pass behind :meth:`true_class_probs` and :meth:`loo_losses`.
+
+        Evaluates, chunk by chunk, the local models (for ``probs``) followed by the k + 1
+        aggregates (for ``loo``) as one stack of models.
+        """
         stacked, k = self._params(stacked, "stacked", stacked=True)
         images, labels = self._data(images, labels, ())
-        m = len(labels)
-        p = torch.empty(k if probs else 0, m, dtype=self.dtype, device=self.device)
+        if loo:
+            models = {key: _with_averages(value, 0, probs) for key, value in stacked.items()}
+        else:
+            models = stacked
+        combine = loo and self._net.combine_first_layer
+        p = torch.empty(k if probs else 0, len(labels), dtype=self.dtype, device=self.device)
         losses = torch.zeros(k + 1 if loo else 0, dtype=self.dtype, device=self.device)
-        agg = self._loo_params(stacked, k) if loo else {}
         start = 0
         for x, y in self._chunks(images, labels):
-            a = self._net.first_shared(stacked, x)
+            if combine:
+                z = _with_averages(self._net.first_shared(stacked, x), 1, probs)
+            else:
+                z = self._net.first_shared(models, x)
+            nll = _nll(self._net.rest(models, z), y)
             if probs:
-                p[:, start : start + len(y)] = torch.exp(-_nll(self._net.rest(stacked, a), y))
+                p[:, start : start + len(y)] = torch.exp(-nll[:k])
             if loo:
-                total = a.sum(1, keepdim=True)
-                z = torch.cat([total - a, total], dim=1)
-                losses += _nll(self._net.rest(agg, z), y).sum(1)
+                losses += nll[-(k + 1) :].sum(1)
             start += len(y)
-        losses /= m
-        if loo and k == 1:
-            losses[0] = float("nan")
+        losses /= len(labels)
         return p, float(losses[-1]) if loo else float("nan"), losses[:k]

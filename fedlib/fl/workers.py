@@ -97,6 +97,8 @@ class WorkerPool:
         int64 labels the workers train on (W, n), corrupted to each worker's data accuracy.
     dacc : numpy.ndarray
         Data accuracy of each worker (W,).
+    indices : numpy.ndarray
+        Positions of the samples in the training split (W, n).
     """
 
     dataset: str
@@ -104,29 +106,35 @@ class WorkerPool:
     clean_labels: torch.Tensor
     labels: torch.Tensor
     dacc: np.ndarray
+    indices: np.ndarray
 
     def __len__(self) -> int:
         return int(self.labels.shape[0])
 
     def subset(self, workers: ArrayLike) -> WorkerPool:
         """The pool restricted to ``workers`` (indices, in the given order), e.g. the winners."""
-        index = np.asarray(workers, dtype=np.int64).reshape(-1)
+        index = np.array(workers, dtype=np.int64).reshape(-1)
         if index.size and (index.min() < 0 or index.max() >= len(self)):
             raise ValueError(f"workers must be indices in 0..{len(self) - 1}, got {index}")
         t = torch.from_numpy(index)
         return WorkerPool(self.dataset, self.images[t], self.clean_labels[t], self.labels[t],
-                          self.dacc[index].copy())
+                          self.dacc[index], self.indices[index])
 
 
 @dataclass(frozen=True, eq=False)
 class PublisherSets:
-    """The task publisher's disjoint validation and test sets (uint8 images, int64 labels)."""
+    """The task publisher's disjoint validation and test sets (uint8 images, int64 labels).
+
+    ``val_indices`` and ``test_indices`` are the samples' positions in the test split.
+    """
 
     dataset: str
     val_images: torch.Tensor
     val_labels: torch.Tensor
     test_images: torch.Tensor
     test_labels: torch.Tensor
+    val_indices: np.ndarray
+    test_indices: np.ndarray
 
 
 def publisher_sets(dataset: str, rng: np.random.Generator, n_val: int = 5000,
@@ -152,10 +160,10 @@ def publisher_sets(dataset: str, rng: np.random.Generator, n_val: int = 5000,
     split = data.load(dataset, "test", root)
     if n_val + n_test > len(split):
         raise ValueError(f"n_val + n_test must be at most {len(split)}, got {n_val + n_test}")
-    index = torch.from_numpy(rng.permutation(len(split))[: n_val + n_test])
+    index = rng.permutation(len(split))[: n_val + n_test]
     val, test = index[:n_val], index[n_val:]
     return PublisherSets(dataset, split.images[val], split.labels[val], split.images[test],
-                         split.labels[test])
+                         split.labels[test], val, test)
 
 
 def _pool(split: data.Split, index: np.ndarray, daccs: np.ndarray,
@@ -165,7 +173,8 @@ def _pool(split: data.Split, index: np.ndarray, daccs: np.ndarray,
     clean = split.labels[t]
     noisy = np.stack([flip_labels(row.numpy(), d, rng) for row, d in zip(clean, daccs,
                                                                           strict=True)])
-    return WorkerPool(split.dataset, split.images[t], clean, torch.from_numpy(noisy), daccs)
+    return WorkerPool(split.dataset, split.images[t], clean, torch.from_numpy(noisy), daccs,
+                      index)
 
 
 def iid_workers(dataset: str, daccs: Sequence[float], rng: np.random.Generator, n: int = 1000,

@@ -5,12 +5,10 @@ numpy only: importing this package never imports torch. Equation numbers follow 
 (5) internal reputation, (6) moving average, (7) n+, (8) n-, (9) Re_i - Re_j, (10) h, (11) g,
 (12) alpha, (13) Re update, (14) rho*, (15) p_up, (16) p_i.
 
-Modules: :mod:`~fedlib.mechanism.contribution` (Eqs. (2)-(3)),
-:mod:`~fedlib.mechanism.quality` (quality check, omega), :mod:`~fedlib.mechanism.reputation`
-(Eqs. (4)-(13)), :mod:`~fedlib.mechanism.auction` (Algorithm 1, Eqs. (14)-(16)),
-:mod:`~fedlib.mechanism.mechanisms` (ours and the six benchmarks), :mod:`~fedlib.mechanism.
-instances` and :mod:`~fedlib.mechanism.properties` (empirical property checks),
-:mod:`~fedlib.mechanism.synthetic` (Figures 4-5).
+Modules: ``contribution`` (Eqs. (2)-(3)), ``quality`` (quality check, omega), ``reputation``
+(Eqs. (4)-(13)), ``auction`` (Algorithm 1, Eqs. (14)-(16)), ``mechanisms`` (ours and the six
+benchmarks), ``instances`` and ``properties`` (empirical property checks), ``synthetic``
+(Figures 4-5).
 """
 
 from fedlib.mechanism.auction import Auction, ex_ante_payments, ex_post_payments, select

@@ -17,12 +17,13 @@ def _ratio_order(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
 def greedy(values: np.ndarray, weights: np.ndarray, capacity: float) -> np.ndarray:
     """The modified greedy 1/2-approximation.
 
-    Take items by decreasing ``value / weight`` until the first one that no longer fits, then
-    keep the better of that prefix and the most valuable single item that fits (ties: prefix).
+    Among the items that fit on their own, take them by decreasing ``value / weight`` until the
+    first one that no longer fits, then keep the better of that prefix and the most valuable
+    single item (ties: the prefix).
     """
-    order = _ratio_order(values, weights)
-    prefix = order[: np.searchsorted(np.cumsum(weights[order]), capacity, side="right")]
     fits = np.flatnonzero(weights <= capacity)
+    order = fits[_ratio_order(values[fits], weights[fits])]
+    prefix = order[: np.searchsorted(np.cumsum(weights[order]), capacity, side="right")]
     if fits.size:
         best = fits[np.argmax(values[fits])]
         if values[best] > values[prefix].sum():

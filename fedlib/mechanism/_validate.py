@@ -95,7 +95,7 @@ def same_shape(**arrays: np.ndarray) -> None:
     shaped = {k: a.shape for k, a in arrays.items() if a.ndim > 0}
     if len(set(shaped.values())) > 1:
         listing = ", ".join(f"{k} {s}" for k, s in shaped.items())
-        raise ValueError(f"{', '.join(shaped)} must have the same length/shape, got {listing}")
+        raise ValueError(f"{' and '.join(shaped)} must have the same length, got {listing}")
 
 
 def choice(value: str, name: str, options: Sequence[str]) -> str:

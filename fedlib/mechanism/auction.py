@@ -5,7 +5,7 @@ while ``b_i / Re_i <= B / (Re_i + sum_{j in S} Re_j)``. Because the densities an
 sums of ``Re`` are both non-decreasing along the order, the workers passing this test form a
 prefix, so stopping at the first failure (Algorithm 1) and taking the last worker that passes
 (the text) select the same set. A worker with ``Re = 0`` has density ``+inf`` and is never
-selected.
+selected; so is one whose density overflows float64 (``Re`` below ~1e-300 times its bid).
 """
 
 from __future__ import annotations
@@ -47,7 +47,9 @@ class Auction:
         Eq. (14): ``min(B / sum_S Re, b_{k+1} / Re_{k+1})``, where ``b_{k+1}/Re_{k+1} = +inf``
         when everyone is selected and ``B / sum_S Re = +inf`` when nobody is.
     upper : numpy.ndarray, shape (n,)
-        Eq. (15): ``p_up_i = Re_i rho*`` for winners, 0 for losers.
+        Eq. (15): ``p_up_i = Re_i rho*`` for winners, 0 for losers (computed as
+        ``min(Re_i b_{k+1} / Re_{k+1}, B Re_i / sum_S Re)``, finite even where ``rho*``
+        overflows).
     """
 
     bids: np.ndarray
@@ -79,7 +81,10 @@ def _select(bids: np.ndarray, Re: np.ndarray, budget: float) -> Auction:
     winners = order[:k]
     selected = np.zeros(rho.size, dtype=bool)
     selected[winners] = True
-    upper = np.where(selected, Re * rho_star, 0.0) if k > 0 else np.zeros(rho.size)
+    upper = np.zeros(rho.size)
+    if k > 0:  # Re_i rho*, with B Re_i / sum_S Re in a form that cannot overflow
+        upper[winners] = np.minimum(Re[winners] * next_density,
+                                    budget * (Re[winners] / cum_Re[k - 1]))
     return Auction(bids=readonly(bids), Re=readonly(Re), budget=budget, order=readonly(order),
                    winners=readonly(winners), selected=readonly(selected), k=k,
                    rho_star=rho_star, upper=readonly(upper))
@@ -120,11 +125,12 @@ def select(bids: ArrayLike, Re: ArrayLike, budget: float) -> Auction:
 
 
 def _ex_post(auction: Auction, re: np.ndarray, temp_denominator: str) -> np.ndarray:
-    basis = re if temp_denominator == "re" else auction.Re
-    total = basis[auction.selected].sum()
-    share = auction.budget * re / total if total > 0 else np.zeros_like(re)
-    temporary = np.maximum(share, auction.rho_star * re)
-    return np.where(auction.selected, np.minimum(auction.upper, temporary), 0.0)
+    w = auction.winners
+    total = (re if temp_denominator == "re" else auction.Re)[w].sum()
+    share = auction.budget * (re[w] / total) if total > 0 else 0.0
+    payments = np.zeros_like(re)
+    payments[w] = np.minimum(auction.upper[w], np.maximum(share, auction.rho_star * re[w]))
+    return payments
 
 
 def ex_post_payments(auction: Auction, re: ArrayLike,

@@ -23,7 +23,7 @@ def _probabilities(P: ArrayLike) -> np.ndarray:
 
 
 def _weights(p: np.ndarray) -> np.ndarray:
-    surprise = -np.log(np.clip(p, P_FLOOR, 1.0)).sum(axis=0)
+    surprise = 0.0 - np.log(np.clip(p, P_FLOOR, 1.0)).sum(axis=0)  # 0.0 - x: no -0.0
     total = surprise.sum()
     if total == 0:
         return np.full(p.shape[1], 1.0 / p.shape[1])

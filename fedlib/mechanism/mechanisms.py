@@ -214,9 +214,9 @@ class _PayAsBid(_Base):
 class VanillaFL(_PayAsBid):
     """Vanilla FL: random selection until the budget is exhausted.
 
-    Knows the bids. Walks the workers in a uniformly random order (``rng`` is required), pays
-    each its bid and stops at the first bid that no longer fits. Claims budget feasibility and
-    IR (at truthful bids); not truthful (overbidding pays).
+    Knows the bids. Selects in a uniformly random order (``rng`` is required) until the first
+    bid that no longer fits in the remaining budget. Pays each winner its bid. Claims budget
+    feasibility and IR (at truthful bids); not truthful (overbidding pays).
     """
 
     name: ClassVar[str] = "vanilla"
@@ -233,9 +233,9 @@ class VanillaFL(_PayAsBid):
 class BidGreedy(_PayAsBid):
     """Bid Greedy: cheapest bids first.
 
-    Knows the bids. Walks the workers by ascending bid (ties by index), pays each its bid and
-    stops at the first bid that no longer fits. Claims budget feasibility and IR (at truthful
-    bids); not truthful.
+    Knows the bids. Selects by ascending bid (ties by index) until the first bid that no
+    longer fits in the remaining budget. Pays each winner its bid. Claims budget feasibility and
+    IR (at truthful bids); not truthful.
     """
 
     name: ClassVar[str] = "bid_greedy"
@@ -250,9 +250,9 @@ class BidGreedy(_PayAsBid):
 class ReputationGreedy(_PayAsBid):
     """Reputation Greedy: highest accumulated reputation first.
 
-    Knows the bids. Walks the workers by descending ``Re`` (ties by index), pays each its bid
-    and stops at the first bid that no longer fits. Claims budget feasibility and IR (at
-    truthful bids); not truthful.
+    Knows the bids. Selects by descending ``Re`` (ties by index) until the first bid that no
+    longer fits in the remaining budget. Pays each winner its bid. Claims budget feasibility and
+    IR (at truthful bids); not truthful.
     """
 
     name: ClassVar[str] = "reputation_greedy"
@@ -270,11 +270,12 @@ class ApproximateOptimal(_Base):
     Knows the true costs (``costs`` is required; the bids are ignored). Maximises the sum of
     values subject to the sum of true costs <= B, where the value of a worker is its
     accumulated reputation ``Re``: the internal reputation ``re`` is only measured after the
-    task, so ``Re`` is the best information available at selection time (our reading). Greedy
-    variant: decreasing ``Re / c`` until the first worker that no longer fits, or the best
-    single worker if that is worth more (a 1/2-approximation). Exact variant
-    (``exact=True``): an optimal set by branch and bound. Pays the true cost. Claims budget
-    feasibility and IR (utility 0 for every winner).
+    task, so ``Re`` is the best information available at selection time (our reading).
+    Selects, in the greedy variant, among the workers whose cost fits in B, by decreasing
+    ``Re / c`` until the first one that no longer fits, or the best single worker if that is
+    worth more (a 1/2-approximation); in the exact variant (``exact=True``) an optimal set by
+    branch and bound. Pays the true cost.
+    Claims budget feasibility and IR (utility 0 for every winner).
 
     Parameters
     ----------

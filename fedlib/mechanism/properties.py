@@ -104,6 +104,10 @@ class IRReport:
     dishonest: PropertyReport
 
 
+def _rtol(rtol: float) -> float:
+    return _validate.scalar(rtol, "rtol", nonnegative=True)
+
+
 def _violates(w: Witness, rtol: float) -> bool:
     return w.margin > rtol * w.instance.scale
 
@@ -144,7 +148,7 @@ def budget_feasibility(mechanism: Mechanism, instances: Iterable[Instance], *,
                        rtol: float = RTOL) -> PropertyReport:
     """Check ``sum of payments <= B`` (Theorem 2) on every instance, at its reported bids."""
     return _summarise("budget_feasible", mechanism.name,
-                      (_budget_witnesses(mechanism, i) for i in instances), rtol)
+                      (_budget_witnesses(mechanism, i) for i in instances), _rtol(rtol))
 
 
 def _ir_witnesses(mechanism: Mechanism, instance: Instance) -> list[Witness]:
@@ -162,6 +166,7 @@ def individual_rationality(mechanism: Mechanism, instances: Iterable[Instance], 
     The reported bids of the instances are replaced by the true costs. Winners are split into
     honest (``re >= Re``) and dishonest ones; our mechanism guarantees IR for the former only.
     """
+    rtol = _rtol(rtol)
     per = [_ir_witnesses(mechanism, i) for i in instances]
     split = {group: [[w for w in ws if w.instance.honest[w.worker] == (group == "honest")]
                      for ws in per] for group in ("honest", "dishonest")}
@@ -176,13 +181,14 @@ def deviation_grid(instance: Instance, worker: int) -> np.ndarray:
     (``rho_j Re_worker``) and each prefix share ``B Re_worker / (Re_worker + sum of prefix)``,
     each just below and just above; and a bid above the budget, which always loses.
     """
+    if not 0 <= worker < instance.n:
+        raise ValueError(f"worker must index workers 0..{instance.n - 1}, got {worker}")
     others = np.delete(np.arange(instance.n), worker)
     Re_w, cost = instance.Re[worker], instance.costs[worker]
     rho = _densities(instance.bids[others], instance.Re[others])
-    cum = np.cumsum(instance.Re[others][np.argsort(rho, kind="stable")])
-    points = np.concatenate((instance.bids[others], rho[np.isfinite(rho)] * Re_w,
-                             instance.budget * Re_w / (Re_w + np.concatenate(([0.0], cum)))
-                             if Re_w > 0 else []))
+    prefix = np.concatenate(([0.0], np.cumsum(instance.Re[others][np.argsort(rho, kind="stable")])))
+    shares = instance.budget * Re_w / (Re_w + prefix) if Re_w > 0 else np.empty(0)
+    points = np.concatenate((instance.bids[others], rho[np.isfinite(rho)] * Re_w, shares))
     points = np.concatenate((points * (1 - 1e-9), points * (1 + 1e-9)))
     near_cost = cost * np.array([0.0, 0.5, 0.9, 0.99, 1.01, 1.1, 1.5, 2.0, 4.0])
     return np.unique(np.concatenate((points, near_cost, [2 * instance.budget + cost])))
@@ -210,10 +216,6 @@ def _truthfulness_witnesses(mechanism: Mechanism, instance: Instance, workers: G
                       bid=best_bid, utility=truthful, deviant_utility=best)
 
 
-def _grid(grid: ArrayLike | None) -> np.ndarray | None:
-    return None if grid is None else _validate.vector(grid, "grid")
-
-
 def truthfulness(mechanism: Mechanism, instances: Iterable[Instance], *,
                  workers: Group = "all", grid: ArrayLike | None = None,
                  rtol: float = RTOL) -> PropertyReport:
@@ -235,11 +237,11 @@ def truthfulness(mechanism: Mechanism, instances: Iterable[Instance], *,
         Relative tolerance.
     """
     group = _validate.choice(workers, "workers", ("all", "honest", "dishonest"))
-    bids = _grid(grid)
+    bids = None if grid is None else _validate.vector(grid, "grid")
     suffix = "" if group == "all" else f"_{group}"
     return _summarise(f"truthful{suffix}", mechanism.name,
                       (list(_truthfulness_witnesses(mechanism, i, group, bids))
-                       for i in instances), rtol)
+                       for i in instances), _rtol(rtol))
 
 
 def find_truthfulness_counterexample(mechanism: Mechanism, rng: np.random.Generator, *,
@@ -253,6 +255,9 @@ def find_truthfulness_counterexample(mechanism: Mechanism, rng: np.random.Genera
     dishonest worker who gains by overbidding and losing (Theorem 4 is false as stated).
     """
     group = _validate.choice(workers, "workers", ("all", "honest", "dishonest"))
+    rtol = _rtol(rtol)
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError("rng must be a numpy.random.Generator")
     for instance in random_instances(rng, tries, n_workers=n_workers):
         for w in _truthfulness_witnesses(mechanism, instance, group, None):
             if _violates(w, rtol):

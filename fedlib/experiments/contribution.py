@@ -1,0 +1,271 @@
+"""Contribution measurement on real local models: Figures 2 (Case 1) and 3 (Case 2).
+
+Ten workers take part in one federated task of ``rounds`` global rounds:
+
+* Case 1: iid data, data accuracies 1.0, 0.9, ..., 0.1 (worker i has ``1 - i/10``);
+* Case 2: non-iid, all labels correct, worker 0 holds every label and worker k (1..9) lacks k.
+
+Per worker we report the task contribution of our weighted measure (Eqs. (2)-(3),
+max-normalised each round, averaged over the rounds), the same with equal sample weights (the
+paper's benchmark), the mean true-class probability (the benchmark before normalisation) and the
+local models' test accuracy, each averaged over the rounds; and this for several seeds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from fedlib.fl.data import DATASETS
+from fedlib.fl.engine import BatchedEngine, batch_orders
+from fedlib.fl.models import MODEL_FOR_DATASET, preprocess
+from fedlib.fl.task import (
+    TaskOptions,
+    local_accuracies,
+    run_task,
+    seed_sequence,
+    torch_generator,
+    torch_threads,
+)
+from fedlib.fl.workers import (
+    PublisherSets,
+    WorkerPool,
+    case2_workers,
+    iid_workers,
+    publisher_sets,
+)
+from fedlib.mechanism.contribution import contributions, sample_weights
+from fedlib.runtime import progress
+
+#: Data accuracies of the ten Case 1 workers.
+CASE1_DACCS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1)
+CASES = (1, 2)
+#: Per-worker metrics of every record.
+METRICS = ("contribution", "benchmark", "mean_prob", "local_acc")
+# Purposes of the random streams of one (seed, case) unit.
+_PUBLISHER, _WORKERS, _TRAIN = range(3)
+
+
+@dataclass(frozen=True)
+class ContributionConfig:
+    """Everything that determines a contribution run.
+
+    Attributes
+    ----------
+    dataset : {"mnist", "fashion"}, default "mnist"
+        The paper uses MNIST (fully connected model).
+    seeds : tuple of int, default (0, 1, 2, 3, 4)
+        One task per case and seed.
+    n_samples, n_val, n_test : int, default 1000, 5000, 5000
+        Samples per worker, validation and test set sizes.
+    task : TaskOptions
+        Rounds (default 10), local training and the mechanism's constants.
+    device : str, default "auto"
+    threads : int, default 1
+        torch CPU threads during the run (fixed for reproducibility).
+    """
+
+    dataset: str = "mnist"
+    seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
+    n_samples: int = 1000
+    n_val: int = 5000
+    n_test: int = 5000
+    task: TaskOptions = field(default_factory=TaskOptions)
+    device: str = "auto"
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        if self.dataset not in DATASETS:
+            raise ValueError(f"dataset must be one of {DATASETS}, got {self.dataset!r}")
+        if not self.seeds:
+            raise ValueError("seeds must hold at least one seed")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready configuration, tagged ``"experiment": "contribution"``."""
+        return {"experiment": "contribution", **asdict(self), "seeds": list(self.seeds)}
+
+    @classmethod
+    def from_dict(cls, state: Mapping[str, Any]) -> ContributionConfig:
+        """Rebuild a configuration from :meth:`to_dict` output."""
+        values = {key: value for key, value in state.items() if key != "experiment"}
+        return cls(**{**values, "seeds": tuple(values["seeds"]),
+                      "task": TaskOptions(**values["task"])})
+
+
+def fast_config(config: ContributionConfig) -> ContributionConfig:
+    """A smoke-sized version of ``config``: one seed, 2 rounds, 200 samples, 500-sample sets."""
+    return replace(config, seeds=config.seeds[:1], n_samples=200, n_val=500, n_test=500,
+                   task=replace(config.task, rounds=2))
+
+
+def result_name(config: ContributionConfig) -> str:
+    """``contribution_<dataset>``, with ``_fast`` for the smoke-sized configuration."""
+    return f"contribution_{config.dataset}" + ("_fast" if config == fast_config(config) else "")
+
+
+def command_flags(config: ContributionConfig) -> list[str] | None:
+    """Flags of ``python -m fedlib reproduce contribution`` that regenerate ``config``, or None."""
+    base = ContributionConfig(dataset=config.dataset, device=config.device)
+    flags = [f"--dataset {config.dataset}"]
+    if config == fast_config(base):
+        return [*flags, "--fast"]
+    return flags if config == base else None
+
+
+def case_workers(case: int, dataset: str, rng: np.random.Generator, n: int = 1000) -> WorkerPool:
+    """The ten workers of Case 1 (iid, :data:`CASE1_DACCS`) or Case 2 (non-iid, clean)."""
+    if case == 1:
+        return iid_workers(dataset, CASE1_DACCS, rng, n=n)
+    if case == 2:
+        return case2_workers(dataset, rng, n=n)
+    raise ValueError(f"case must be 1 or 2, got {case!r}")
+
+
+def _setup(config: ContributionConfig, case: int,
+           seed: int) -> tuple[BatchedEngine, WorkerPool, PublisherSets]:
+    """Engine, workers and publisher sets of one (case, seed) unit."""
+    pool = case_workers(case, config.dataset,
+                        np.random.default_rng(seed_sequence(seed, case, _WORKERS)),
+                        n=config.n_samples)
+    publisher = publisher_sets(config.dataset,
+                               np.random.default_rng(seed_sequence(seed, case, _PUBLISHER)),
+                               n_val=config.n_val, n_test=config.n_test)
+    return BatchedEngine(MODEL_FOR_DATASET[config.dataset], device=config.device), pool, publisher
+
+
+def _unit(config: ContributionConfig, case: int, seed: int) -> dict[str, Any]:
+    """One task with all ten workers; the record of Figures 2-3 for this case and seed."""
+    engine, pool, publisher = _setup(config, case, seed)
+    result = run_task(engine, pool, publisher, seed=seed_sequence(seed, case, _TRAIN),
+                      options=config.task, local_accuracy=True)
+    mean_prob = result.round_values("mean_prob")
+    return {
+        "case": case, "seed": seed, "dacc": pool.dacc.tolist(),
+        "contribution": result.contribution.tolist(),
+        "benchmark": (mean_prob / mean_prob.max(axis=1, keepdims=True)).mean(axis=0).tolist(),
+        "mean_prob": mean_prob.mean(axis=0).tolist(),
+        "local_acc": result.local_acc.tolist(),
+        "n_pass": result.n_pass.tolist(), "re": result.re.tolist(),
+        "test_loss": result.round_values("test_loss").tolist(),
+        "test_acc": result.round_values("test_acc").tolist(),
+    }
+
+
+@dataclass(frozen=True, eq=False)
+class ContributionResult:
+    """Records of a contribution run, one per (seed, case) in that order.
+
+    Each record holds ``case``, ``seed``, and per worker ``dacc`` and the :data:`METRICS`:
+    ``contribution`` (ours), ``benchmark`` (equal weights), ``mean_prob`` and ``local_acc``;
+    also ``n_pass``, ``re`` and the global model's ``test_loss``/``test_acc`` per round.
+    """
+
+    config: ContributionConfig
+    records: tuple[dict[str, Any], ...]
+    wall_time_s: float
+
+    @classmethod
+    def from_stored(cls, config: Mapping[str, Any], records: list[dict[str, Any]],
+                    wall_time_s: float) -> ContributionResult:
+        """Rebuild a result from stored JSON."""
+        return cls(ContributionConfig.from_dict(config), tuple(records), wall_time_s)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """A tidy table: one row per (case, seed, worker) with dacc and the :data:`METRICS`."""
+        return [{"case": r["case"], "seed": r["seed"], "worker": w, "dacc": r["dacc"][w],
+                 **{m: r[m][w] for m in METRICS}}
+                for r in self.records for w in range(len(r["dacc"]))]
+
+    def summary(self, case: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per metric, the mean and standard deviation over seeds of each worker's value."""
+        chosen = [r for r in self.records if r["case"] == case]
+        if not chosen:
+            raise ValueError(f"case must be one of {CASES}, got {case!r}")
+        return {m: (np.mean([r[m] for r in chosen], axis=0), np.std([r[m] for r in chosen],
+                                                                    axis=0))
+                for m in METRICS}
+
+
+def _units(config: ContributionConfig) -> list[tuple[int, int]]:
+    return [(seed, case) for seed in config.seeds for case in CASES]
+
+
+def run_contribution(config: ContributionConfig | None = None) -> ContributionResult:
+    """Run Case 1 and Case 2 for every seed of ``config`` (default: the paper's setting).
+
+    The run executes under ``config.threads`` torch threads; every random stream derives from
+    the seed and the case, so a run is reproducible bit for bit on a CPU.
+    """
+    config = config or ContributionConfig()
+    units = _units(config)
+    began = time.perf_counter()
+    with torch_threads(config.threads):
+        records = tuple(_unit(config, case, seed) for seed, case in
+                        progress(units, desc=result_name(config), total=len(units)))
+    return ContributionResult(config, records, time.perf_counter() - began)
+
+
+def recompute(config: Mapping[str, Any], n_tasks: int) -> list[dict[str, Any]]:
+    """The first ``n_tasks`` records (tasks) of a stored configuration, on the CPU."""
+    stored = replace(ContributionConfig.from_dict(config), device="cpu")
+    with torch_threads(stored.threads):
+        return [_unit(stored, case, seed) for seed, case in _units(stored)[:n_tasks]]
+
+
+@dataclass(frozen=True, eq=False)
+class RoundSnapshot:
+    """The ten local models of the first round of a case, as seen by Eqs. (2)-(3).
+
+    Attributes
+    ----------
+    dacc : numpy.ndarray, shape (10,)
+        The workers' data accuracies.
+    P : numpy.ndarray, shape (10, n_val)
+        True-class probabilities on the validation set.
+    val_labels : numpy.ndarray, shape (n_val,)
+        The validation labels.
+    weights : numpy.ndarray, shape (n_val,)
+        Sample weights, Eq. (2).
+    weighted, equal : numpy.ndarray, shape (10,)
+        Contributions, Eq. (3), with the weights of Eq. (2) and with equal weights.
+    local_acc : numpy.ndarray, shape (10,)
+        Test accuracy of each local model.
+    """
+
+    dacc: np.ndarray
+    P: np.ndarray
+    val_labels: np.ndarray
+    weights: np.ndarray
+    weighted: np.ndarray
+    equal: np.ndarray
+    local_acc: np.ndarray
+
+
+def round_snapshot(config: ContributionConfig | None = None, case: int = 1,
+                   seed: int = 0) -> RoundSnapshot:
+    """The first round of the (case, seed) task of :func:`run_contribution`, in detail.
+
+    The local models are exactly those of that task's first round (same seeds), so a chapter
+    can show Eqs. (2)-(3) on real models.
+    """
+    config = config or ContributionConfig()
+    with torch_threads(config.threads):
+        engine, pool, publisher = _setup(config, case, seed)
+        generator = torch_generator(seed_sequence(seed, case, _TRAIN))
+        params = engine.init_params(generator)
+        x = preprocess(pool.images, engine.device, engine.dtype)
+        orders = batch_orders(len(pool), x.shape[1], config.task.epochs, generator)
+        stacked = engine.train_local(params, x, pool.labels.to(engine.device), orders,
+                                     lr=config.task.lr, batch_size=config.task.batch_size)
+        val_x = preprocess(publisher.val_images, engine.device, engine.dtype)
+        P = engine.true_class_probs(stacked, val_x, publisher.val_labels.to(engine.device))
+        P = P.double().cpu().numpy()
+        test_x = preprocess(publisher.test_images, engine.device, engine.dtype)
+        local = local_accuracies(engine, stacked, test_x,
+                                 publisher.test_labels.to(engine.device))
+    return RoundSnapshot(pool.dacc, P, publisher.val_labels.numpy(), sample_weights(P),
+                         contributions(P), contributions(P, weighted=False), local)

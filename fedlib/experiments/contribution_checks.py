@@ -1,0 +1,256 @@
+"""The statistics behind the claims of Figures 2-3, computed from contribution records.
+
+A *record* is one (case, seed) task of :func:`fedlib.experiments.contribution.run_contribution`:
+a mapping with ``case``, ``seed``, ``dacc`` and, per worker, the metrics ``contribution`` (our
+weighted measure), ``benchmark`` (equal sample weights), ``mean_prob`` and ``local_acc``.
+
+* Case 1 (Figure 2): does a measure fall with the data accuracy? :func:`case1_trend` gives, per
+  seed, the Spearman rank correlation between the measure and dacc and the gap between the
+  dacc-1.0 worker and the dacc-0.1 worker.
+* Case 2 (Figure 3): does worker 0 (the only one with every label) stand out? :func:`stand_out`
+  is worker 0's margin over the mean of the others in units of the others' standard deviation,
+  a scale-free score, so measures on different scales compare fairly.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from fedlib.mechanism.contribution import contributions, sample_weights
+
+Record = Mapping[str, Any]
+
+
+def _ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n with ties given their average rank."""
+    order = np.argsort(x, kind="stable")
+    ranks = np.empty(x.size)
+    ranks[order] = np.arange(1, x.size + 1)
+    for value in np.unique(x):
+        tie = x == value
+        ranks[tie] = ranks[tie].mean()
+    return ranks
+
+
+def rank_correlation(x: ArrayLike, y: ArrayLike) -> float:
+    """Spearman's rank correlation of two equally long sequences (average ranks for ties).
+
+    Returns NaN when either sequence is constant.
+
+    Examples
+    --------
+    >>> rank_correlation([1, 2, 3], [10, 30, 20])
+    0.5
+    """
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if a.shape != b.shape or a.ndim != 1 or a.size < 2:
+        raise ValueError("x and y must be 1-D sequences of the same length, at least 2")
+    ra, rb = _ranks(a) - (a.size + 1) / 2, _ranks(b) - (b.size + 1) / 2
+    denom = np.sqrt((ra**2).sum() * (rb**2).sum())
+    return float((ra * rb).sum() / denom) if denom > 0 else float("nan")
+
+
+def stand_out(values: ArrayLike, worker: int = 0) -> float:
+    """How far ``worker`` stands out: ``(v_w - mean(others)) / std(others)``.
+
+    ``std`` is the sample standard deviation (ddof 1) of the other workers' values. Positive:
+    above the others; 2 means two standard deviations above their mean. Infinite (with the sign
+    of the margin) when the others are all equal; 0 when everyone is equal.
+
+    Examples
+    --------
+    >>> stand_out([3.0, 1.0, 2.0, 3.0])
+    1.0
+    """
+    v = np.asarray(values, dtype=float)
+    if v.ndim != 1 or v.size < 3 or not 0 <= worker < v.size:
+        raise ValueError("values must be 1-D with at least 3 entries and worker an index")
+    others = np.delete(v, worker)
+    margin = v[worker] - others.mean()
+    spread = others.std(ddof=1)
+    if spread > 0:
+        return float(margin / spread)
+    return 0.0 if margin == 0 else float(np.copysign(np.inf, margin))
+
+
+def _chosen(records: Iterable[Record], case: int) -> list[Record]:
+    chosen = [r for r in records if r["case"] == case]
+    if not chosen:
+        raise ValueError(f"no record of case {case}")
+    return chosen
+
+
+@dataclass(frozen=True)
+class Trend:
+    """Case 1: one measure against the data accuracy, per seed.
+
+    Attributes
+    ----------
+    seeds : numpy.ndarray of int
+    rho : numpy.ndarray
+        Spearman correlation between the measure and dacc.
+    gap : numpy.ndarray
+        Measure of the dacc-1.0 worker minus that of the dacc-0.1 worker (highest minus
+        lowest dacc).
+    relative_gap : numpy.ndarray
+        ``gap`` divided by the dacc-1.0 worker's value.
+    """
+
+    seeds: np.ndarray
+    rho: np.ndarray
+    gap: np.ndarray
+    relative_gap: np.ndarray
+
+
+def case1_trend(records: Iterable[Record], metric: str) -> Trend:
+    """:class:`Trend` of ``metric`` over the Case 1 records."""
+    rows = _chosen(records, 1)
+    rho, gap, rel = [], [], []
+    for r in rows:
+        dacc, v = np.asarray(r["dacc"], float), np.asarray(r[metric], float)
+        hi, lo = int(np.argmax(dacc)), int(np.argmin(dacc))
+        rho.append(rank_correlation(v, dacc))
+        gap.append(v[hi] - v[lo])
+        rel.append((v[hi] - v[lo]) / v[hi] if v[hi] != 0 else np.nan)
+    return Trend(np.array([r["seed"] for r in rows]), np.array(rho), np.array(gap),
+                 np.array(rel))
+
+
+def case2_stand_out(records: Iterable[Record], metric: str, worker: int = 0) -> np.ndarray:
+    """:func:`stand_out` of ``worker`` under ``metric``, one value per Case 2 record (seed)."""
+    return np.array([stand_out(r[metric], worker) for r in _chosen(records, 2)])
+
+
+def case2_rank(records: Iterable[Record], metric: str, worker: int = 0) -> np.ndarray:
+    """Rank of ``worker`` under ``metric`` (1 = highest), one value per Case 2 record."""
+    return np.array([1 + int(np.sum(np.asarray(r[metric]) > r[metric][worker]))
+                     for r in _chosen(records, 2)])
+
+
+def per_seed(records: Iterable[Record], case: int, metric: str) -> np.ndarray:
+    """``metric`` of every worker, one row per record of ``case``: shape (seeds, workers)."""
+    return np.array([r[metric] for r in _chosen(records, case)], dtype=float)
+
+
+def summary_table(records: Sequence[Record], metrics: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Per metric: Case 1 mean rho and mean gap, Case 2 mean and std of worker 0's stand-out."""
+    out = {}
+    for m in metrics:
+        trend = case1_trend(records, m)
+        z = case2_stand_out(records, m)
+        out[m] = {"case1_rho": float(trend.rho.mean()), "case1_gap": float(trend.gap.mean()),
+                  "case2_stand_out": float(z.mean()), "case2_stand_out_std": float(z.std())}
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class RoundView:
+    """One round of real local models seen by Eqs. (2)-(3) (see :func:`warm_round`).
+
+    Attributes
+    ----------
+    dataset : str
+    case : int
+    dacc : numpy.ndarray
+        Data accuracy of each worker.
+    P : numpy.ndarray, shape (workers, n_val)
+    val_labels : numpy.ndarray
+    weights, weighted, equal, local_acc : numpy.ndarray
+        Eq. (2) weights; Eq. (3) contributions with and without them; local test accuracies.
+    warmup : int
+        Federated rounds run before the measured one.
+    seconds : float
+        Wall time of the computation (a cached result keeps the time of its first run).
+    """
+
+    dataset: str
+    case: int
+    dacc: np.ndarray
+    P: np.ndarray
+    val_labels: np.ndarray
+    weights: np.ndarray
+    weighted: np.ndarray
+    equal: np.ndarray
+    local_acc: np.ndarray
+    warmup: int
+    seconds: float
+
+
+@functools.lru_cache(maxsize=32)
+def warm_round(dataset: str, case: int, daccs: tuple[float, ...], warmup: int = 5,
+               n_samples: int = 1000, n_val: int = 1000, n_test: int = 1000, seed: int = 0,
+               threads: int = 1) -> RoundView:
+    """Local models of real workers after ``warmup`` federated rounds, seen by Eqs. (2)-(3).
+
+    Case 1: iid workers with data accuracies ``daccs``. Case 2: ``len(daccs)`` clean workers of
+    the non-iid split (worker 0 has every label, worker k lacks label k; ``daccs`` only gives
+    their number). The workers first run ``warmup`` rounds of the federated task (aggregating
+    with omega, as in the pipeline), then train one more round of local models from the global
+    one; those models give ``P``. Runs under ``threads`` torch threads (reproducible on a
+    CPU); results are cached per argument tuple.
+
+    Parameters
+    ----------
+    dataset : {"mnist", "fashion"}
+        With the paper's model for it.
+    case : {1, 2}
+    daccs : tuple of float
+        Data accuracies (Case 1) or just one entry per worker (Case 2).
+    warmup : int, default 5
+        Federated rounds before the measured one (0: the models start from random weights).
+    n_samples, n_val, n_test : int
+        Samples per worker, validation and test set sizes.
+    seed : int
+        Seeds the data, the initial model and the batch orders.
+    threads : int, default 1
+
+    Returns
+    -------
+    RoundView
+    """
+    from fedlib.fl.engine import BatchedEngine, batch_orders
+    from fedlib.fl.models import MODEL_FOR_DATASET, preprocess
+    from fedlib.fl.task import (
+        TaskOptions,
+        local_accuracies,
+        run_task,
+        seed_sequence,
+        torch_generator,
+        torch_threads,
+    )
+    from fedlib.fl.workers import case2_workers, iid_workers, publisher_sets
+
+    if case not in (1, 2):
+        raise ValueError(f"case must be 1 or 2, got {case!r}")
+    began = time.perf_counter()
+    with torch_threads(threads):
+        rng = np.random.default_rng(seed_sequence(seed, 0))
+        publisher = publisher_sets(dataset, rng, n_val=n_val, n_test=n_test)
+        if case == 1:
+            pool = iid_workers(dataset, list(daccs), rng, n=n_samples)
+        else:
+            pool = case2_workers(dataset, rng, n=n_samples).subset(np.arange(len(daccs)))
+        engine = BatchedEngine(MODEL_FOR_DATASET[dataset], device="cpu")
+        generator = torch_generator(seed_sequence(seed, 1))
+        params = engine.init_params(generator)
+        if warmup > 0:
+            params = run_task(engine, pool, publisher, seed=seed_sequence(seed, 2),
+                              initial_params=params,
+                              options=TaskOptions(rounds=warmup)).final_params
+        x = preprocess(pool.images, engine.device, engine.dtype)
+        orders = batch_orders(len(pool), x.shape[1], 1, generator)
+        stacked = engine.train_local(params, x, pool.labels, orders)
+        val_x = preprocess(publisher.val_images, engine.device, engine.dtype)
+        P = engine.true_class_probs(stacked, val_x, publisher.val_labels).double().cpu().numpy()
+        test_x = preprocess(publisher.test_images, engine.device, engine.dtype)
+        local = local_accuracies(engine, stacked, test_x, publisher.test_labels)
+    return RoundView(dataset, case, pool.dacc.copy(), P, publisher.val_labels.numpy(),
+                     sample_weights(P), contributions(P), contributions(P, weighted=False),
+                     local, warmup, time.perf_counter() - began)

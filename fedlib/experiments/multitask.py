@@ -1,0 +1,428 @@
+"""The multi-task experiment of Tables 1-3: 30 workers, 50 tasks, reputation carried across tasks.
+
+Before every task each worker bids ``b ~ U[10/3 dacc + 2/3, 10/3 dacc + 8/3]`` (its true cost
+is its bid), the mechanism selects winners from the bids and the accumulated reputations ``Re``,
+the winners run one federated task (:func:`fedlib.fl.task.run_task`), the mechanism pays them
+given their internal reputations ``re``, and the :class:`~fedlib.mechanism.ReputationLedger`
+applies Eq. (13) to the winners. Statistics use the tasks from ``eval_from`` on (the paper's
+last 45 of 50).
+
+The paper leaves four choices open; they are explicit fields of :class:`MultiTaskConfig`:
+the budget ``B`` (default 60, see :data:`DEFAULT_BUDGET`), the initial reputation
+``Re^0 = 0.5``, bids redrawn every task (``redraw_bids=True``) and a fresh global model for
+every task (``fresh_model=True``).
+
+A run can write a checkpoint after every task (atomically: a temporary file, then
+``os.replace``) and resumes from it when restarted with the same configuration.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from fedlib.fl.data import DATASETS
+from fedlib.fl.engine import BatchedEngine, Params
+from fedlib.fl.models import MODEL_FOR_DATASET
+from fedlib.fl.task import TaskOptions, run_task, seed_sequence, torch_threads
+from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
+from fedlib.mechanism.mechanisms import MECHANISMS
+from fedlib.mechanism.reputation import INITIAL_REPUTATION, ReputationLedger
+from fedlib.runtime import progress
+
+#: Workers of Tables 1-3 as (data accuracy, count): 15 x 1.0, 5 x 0.7, 5 x 0.4, 5 x 0.1.
+PAPER_GROUPS: tuple[tuple[float, int], ...] = ((1.0, 15), (0.7, 5), (0.4, 5), (0.1, 5))
+#: Our budget per task; the paper does not state it. With ``Re^0 = 0.5`` for everyone the
+#: first auction picks the cheapest bids, i.e. the noisiest workers. At B = 60 it reaches into
+#: the dacc 1.0 group (about 14 winners), the noisy workers then fail the leave-one-out check
+#: and lose their reputation, and within a few tasks only dacc 1.0 workers win (about 9 per
+#: task, paid about 7). At B = 30 (about 9 winners) or 45 the first winners are all noisy,
+#: rate one another as good (contributions are relative to the best submitted model) and keep
+#: winning: the mechanism never meets a clean worker.
+DEFAULT_BUDGET = 60.0
+#: The mechanisms of Tables 2-3.
+TABLE_MECHANISMS = ("ours", "rrafl", "vanilla", "bid_greedy", "reputation_greedy")
+#: Round fields stored per task (the rest are cheap to recompute and would bloat the JSON).
+ROUND_FIELDS = ("passed", "omega", "test_loss", "test_acc")
+#: Config fields that describe where a run executes, not what it computes.
+RUNTIME_FIELDS = ("device",)
+# Purposes of the random streams, the first element of every seed key.
+_POOL, _PUBLISHER, _BIDS, _SELECT, _TRAIN = range(5)
+
+
+@dataclass(frozen=True)
+class MultiTaskConfig:
+    """Everything that determines a multi-task run.
+
+    Attributes
+    ----------
+    dataset : {"mnist", "fashion"}
+        MNIST trains the fully connected model, Fashion-MNIST LeNet-5.
+    mechanism : str
+        A key of :data:`~fedlib.mechanism.MECHANISMS`.
+    n_tasks : int, default 50
+        Tasks in the run.
+    eval_from : int, default 5
+        First task (0-based) counted in the statistics: the paper's last 45 of 50.
+    groups : tuple of (dacc, count), default 15 x 1.0, 5 x 0.7, 5 x 0.4, 5 x 0.1
+        The workers' data accuracies.
+    budget : float, default 30
+        Budget B per task (the paper does not give it).
+    initial_reputation : float, default 0.5
+        ``Re^0`` of every worker (the paper does not give it).
+    redraw_bids : bool, default True
+        Draw new bids before every task (False: one draw for the whole run).
+    fresh_model : bool, default True
+        Start every task from a new model (False: from the previous task's global model).
+    n_samples, n_val, n_test : int, default 1000, 5000, 5000
+        Samples per worker, validation and test set sizes.
+    task : TaskOptions
+        Rounds, local training and the mechanism's constants.
+    seed : int, default 0
+        The experiment seed; every random stream derives from it.
+    device : str, default "auto"
+        ``"auto"``, ``"cpu"`` or ``"cuda"``; bit-for-bit reproducibility holds on the CPU.
+    threads : int, default 1
+        torch CPU threads during the run (fixed for reproducibility).
+    """
+
+    dataset: str = "mnist"
+    mechanism: str = "ours"
+    n_tasks: int = 50
+    eval_from: int = 5
+    groups: tuple[tuple[float, int], ...] = PAPER_GROUPS
+    budget: float = DEFAULT_BUDGET
+    initial_reputation: float = INITIAL_REPUTATION
+    redraw_bids: bool = True
+    fresh_model: bool = True
+    n_samples: int = 1000
+    n_val: int = 5000
+    n_test: int = 5000
+    task: TaskOptions = field(default_factory=TaskOptions)
+    seed: int = 0
+    device: str = "auto"
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        if self.dataset not in DATASETS:
+            raise ValueError(f"dataset must be one of {DATASETS}, got {self.dataset!r}")
+        if self.mechanism not in MECHANISMS:
+            raise ValueError(f"mechanism must be one of {sorted(MECHANISMS)}, got "
+                             f"{self.mechanism!r}")
+        if not (isinstance(self.budget, int | float) and np.isfinite(self.budget)
+                and self.budget > 0):
+            raise ValueError(f"budget must be a positive number, got {self.budget!r}")
+        if not self.initial_reputation >= 0:
+            raise ValueError(f"initial_reputation must be non-negative, got "
+                             f"{self.initial_reputation!r}")
+        for name in ("n_tasks", "n_samples", "n_val", "n_test", "threads"):
+            _check_int(getattr(self, name), name, minimum=1)
+        _check_int(self.eval_from, "eval_from", minimum=0)
+        if not self.groups:
+            raise ValueError("groups must name at least one (dacc, count) group")
+        for dacc, count in self.groups:
+            if not 0 < dacc <= 1:
+                raise ValueError(f"groups: dacc must lie in (0, 1], got {dacc!r}")
+            _check_int(count, "groups: count", minimum=1)
+
+    @property
+    def daccs(self) -> np.ndarray:
+        """Data accuracy of every worker, in group order."""
+        return np.repeat([d for d, _ in self.groups], [c for _, c in self.groups]).astype(float)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready configuration, tagged ``"experiment": "tables"``."""
+        out = asdict(self)
+        out["groups"] = [list(group) for group in self.groups]
+        return {"experiment": "tables", **out}
+
+    @classmethod
+    def from_dict(cls, state: Mapping[str, Any]) -> MultiTaskConfig:
+        """Rebuild a configuration from :meth:`to_dict` output."""
+        values = {key: value for key, value in state.items() if key != "experiment"}
+        values["groups"] = tuple((float(d), int(c)) for d, c in values["groups"])
+        values["task"] = TaskOptions(**values["task"])
+        return cls(**values)
+
+
+def _check_int(value: Any, name: str, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+def fast_config(config: MultiTaskConfig) -> MultiTaskConfig:
+    """A smoke-sized version of ``config``: 3 tasks of 2 rounds, 200 samples, 500-sample sets."""
+    return replace(config, n_tasks=3, eval_from=1, n_samples=200, n_val=500, n_test=500,
+                   task=replace(config.task, rounds=2))
+
+
+def result_name(config: MultiTaskConfig) -> str:
+    """``tables_<dataset>_<mechanism>``, with ``_b<budget>``, ``_s<seed>`` and ``_fast``
+    suffixes where the configuration differs from the paper-scale default."""
+    name = f"tables_{config.dataset}_{config.mechanism}"
+    if config.budget != DEFAULT_BUDGET:
+        name += f"_b{config.budget:g}"
+    if config.seed != 0:
+        name += f"_s{config.seed}"
+    return name + ("_fast" if config == fast_config(config) else "")
+
+
+def command_flags(config: MultiTaskConfig) -> list[str] | None:
+    """Flags of ``python -m fedlib reproduce tables`` that regenerate ``config``, or None.
+
+    None when the configuration is not one the command line can produce.
+    """
+    base = MultiTaskConfig(dataset=config.dataset, mechanism=config.mechanism,
+                           budget=config.budget, seed=config.seed, device=config.device)
+    if config.mechanism not in TABLE_MECHANISMS:
+        return None
+    flags = [f"--dataset {config.dataset}"]
+    if config.budget != DEFAULT_BUDGET:
+        flags.append(f"--budget {config.budget:g}")
+    if config.seed != 0:
+        flags.append(f"--seed {config.seed}")
+    if config == fast_config(base):
+        return [*flags, "--fast"]
+    return flags if config == base else None
+
+
+@dataclass(frozen=True, eq=False)
+class MultiTaskResult:
+    """A multi-task run: its configuration and one JSON-ready record per task.
+
+    Each record holds ``task``; ``winners`` (worker indices in selection order); ``bids`` and
+    ``Re`` (all workers; ``Re`` after the task, so task ``t`` started from record ``t - 1``'s
+    ``Re``, or ``Re^0``); per winner ``payments``, ``contribution``, ``n_pass``, ``n_fail``,
+    ``re``; and ``rounds`` with the global model's ``test_loss`` and ``test_acc`` per round and
+    the winners' ``passed`` and ``omega`` per round. A task without winners has empty lists.
+    """
+
+    config: MultiTaskConfig
+    records: tuple[dict[str, Any], ...]
+    wall_time_s: float
+
+    @property
+    def evaluated(self) -> tuple[dict[str, Any], ...]:
+        """The records from ``config.eval_from`` on."""
+        return tuple(r for r in self.records if r["task"] >= self.config.eval_from)
+
+    @classmethod
+    def from_stored(cls, config: Mapping[str, Any], records: Sequence[dict[str, Any]],
+                    wall_time_s: float) -> MultiTaskResult:
+        """Rebuild a result from stored JSON (:func:`~fedlib.experiments.results.load_result`)."""
+        return cls(MultiTaskConfig.from_dict(config), tuple(records), wall_time_s)
+
+
+def _draw_bids(config: MultiTaskConfig, task: int) -> np.ndarray:
+    """Bids (= true costs) ``U[10/3 dacc + 2/3, 10/3 dacc + 8/3]`` for one task."""
+    rng = np.random.default_rng(seed_sequence(config.seed, _BIDS,
+                                              task if config.redraw_bids else 0))
+    return 10.0 / 3.0 * config.daccs + 2.0 / 3.0 + 2.0 * rng.random(config.daccs.size)
+
+
+class _Run:
+    """The state of a run between tasks: records, ledger and (without fresh models) the model."""
+
+    def __init__(self, config: MultiTaskConfig) -> None:
+        self.config = config
+        self.records: list[dict[str, Any]] = []
+        self.ledger = ReputationLedger(config.daccs.size, config.initial_reputation)
+        self.params: Params | None = None
+        self.seconds = 0.0
+
+    def state(self) -> dict[str, Any]:
+        return {"config": self.config.to_dict(), "records": self.records,
+                "ledger": self.ledger.to_dict(), "params": self.params, "seconds": self.seconds}
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        stored = {k: v for k, v in state["config"].items() if k != "n_tasks"}
+        wanted = {k: v for k, v in self.config.to_dict().items() if k != "n_tasks"}
+        if stored != wanted:
+            changed = sorted(k for k in wanted if stored.get(k) != wanted[k])
+            raise ValueError(f"checkpoint was written for a different configuration (fields "
+                             f"{changed} differ); use the same arguments or delete the "
+                             "checkpoint to start over")
+        if len(state["records"]) > self.config.n_tasks:
+            raise ValueError(f"checkpoint holds {len(state['records'])} tasks, more than "
+                             f"n_tasks = {self.config.n_tasks}")
+        self.records = list(state["records"])
+        self.ledger = ReputationLedger.from_dict(state["ledger"])
+        self.params = state["params"]
+        self.seconds = float(state["seconds"])
+
+
+def _save_checkpoint(path: Path, state: Mapping[str, Any]) -> None:
+    """Write ``state`` atomically: a temporary file beside ``path``, then ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    torch.save(dict(state), tmp)
+    os.replace(tmp, path)
+
+
+def _run_one(run: _Run, engine: BatchedEngine, pool: WorkerPool, publisher: PublisherSets,
+             task: int) -> None:
+    """Select, train, pay and update reputations for task ``task``; append its record."""
+    config = run.config
+    mechanism = MECHANISMS[config.mechanism]
+    bids = _draw_bids(config, task)
+    Re_before = run.ledger.Re
+    allocation = mechanism.select(bids, Re_before, config.budget, costs=bids,
+                                  rng=np.random.default_rng(seed_sequence(config.seed, _SELECT,
+                                                                          task)))
+    winners = allocation.winners
+    re = np.zeros(bids.size)
+    rounds: dict[str, list[Any]] = {name: [] for name in ROUND_FIELDS}
+    outcome: dict[str, list[Any]] = {name: [] for name in ("contribution", "n_pass", "n_fail")}
+    if winners.size:
+        result = run_task(engine, pool.subset(winners), publisher,
+                          seed=seed_sequence(config.seed, _TRAIN, task), options=config.task,
+                          initial_params=None if config.fresh_model else run.params)
+        re[winners] = result.re
+        stored = result.to_dict(ROUND_FIELDS)
+        rounds = stored["rounds"]
+        outcome = {name: stored[name] for name in outcome}
+        run.params = result.final_params
+        run.ledger.update(winners, re)
+    payments = mechanism.pay(allocation, re)
+    run.records.append({
+        "task": task, "winners": winners.tolist(), "bids": bids.tolist(),
+        "payments": payments[winners].tolist(), **outcome, "re": re[winners].tolist(),
+        "Re": run.ledger.Re.tolist(), "rounds": rounds,
+    })
+
+
+def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | None = None, *,
+                  on_task: Callable[[dict[str, Any]], None] | None = None) -> MultiTaskResult:
+    """Run (or resume) the multi-task experiment of Tables 1-3.
+
+    Parameters
+    ----------
+    config : MultiTaskConfig
+    checkpoint : path, optional
+        A file written after every task (atomically). If it exists, the run resumes from it;
+        it must come from the same configuration except ``n_tasks``, so a run can be extended.
+    on_task : callable, optional
+        Called with each new task's record after its checkpoint is written (progress hooks,
+        or a test simulating an interruption by raising).
+
+    Returns
+    -------
+    MultiTaskResult
+
+    Raises
+    ------
+    ValueError
+        If the checkpoint comes from another configuration or holds more than ``n_tasks`` tasks.
+
+    Notes
+    -----
+    Every random stream is derived from ``config.seed`` and the task index
+    (:func:`~fedlib.fl.task.seed_sequence`), and the run executes under ``config.threads``
+    torch threads, so a resumed run and an uninterrupted one give identical records on a CPU.
+    """
+    run = _Run(config)
+    path = Path(checkpoint) if checkpoint is not None else None
+    if path is not None and path.exists():
+        run.restore(torch.load(path, map_location="cpu", weights_only=True))
+    pool = iid_workers(config.dataset, config.daccs,
+                       np.random.default_rng(seed_sequence(config.seed, _POOL)),
+                       n=config.n_samples)
+    publisher = publisher_sets(config.dataset,
+                               np.random.default_rng(seed_sequence(config.seed, _PUBLISHER)),
+                               n_val=config.n_val, n_test=config.n_test)
+    engine = BatchedEngine(MODEL_FOR_DATASET[config.dataset], device=config.device)
+    start = len(run.records)
+    with torch_threads(config.threads):
+        for task in progress(range(start, config.n_tasks), desc=result_name(config),
+                             total=config.n_tasks - start):
+            began = time.perf_counter()
+            _run_one(run, engine, pool, publisher, task)
+            run.seconds += time.perf_counter() - began
+            if path is not None:
+                _save_checkpoint(path, run.state())
+            if on_task is not None:
+                on_task(run.records[-1])
+    return MultiTaskResult(config, tuple(run.records), run.seconds)
+
+
+def recompute(config: Mapping[str, Any], n_tasks: int) -> list[dict[str, Any]]:
+    """The records of the first ``n_tasks`` tasks of a stored configuration, on the CPU."""
+    stored = MultiTaskConfig.from_dict(config)
+    return list(run_multitask(replace(stored, n_tasks=n_tasks, device="cpu")).records)
+
+
+# ---------------------------------------------------------------------- summaries
+
+
+def _chosen(result: MultiTaskResult, all_tasks: bool) -> tuple[dict[str, Any], ...]:
+    return result.records if all_tasks else result.evaluated
+
+
+def _wins(records: Sequence[dict[str, Any]], config: MultiTaskConfig,
+          field_name: str) -> dict[float, list[float]]:
+    """A winner field over ``records``, pooled by the winners' data accuracy."""
+    pooled: dict[float, list[float]] = {float(d): [] for d, _ in config.groups}
+    for record in records:
+        for worker, value in zip(record["winners"], record[field_name], strict=True):
+            pooled[float(config.daccs[worker])].append(value)
+    return pooled
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(np.mean(values)) if len(values) else float("nan")
+
+
+def table1(result: MultiTaskResult, *, all_tasks: bool = True) -> dict[float, dict[str, float]]:
+    """Table 1: per data-accuracy group, over all tasks (the paper: "in 50 tasks") or, with
+    ``all_tasks=False``, over the evaluated ones.
+
+    Returns, for each dacc, a dict with
+
+    * ``contribution``: mean task contribution over the (worker, task) pairs the group won;
+    * ``reputation``: mean accumulated reputation ``Re`` of the group's workers after the
+      last task;
+    * ``mean_reputation``: mean ``Re`` of the group's workers after each task;
+    * ``payment``: mean payment over the (worker, task) pairs the group won (the paper's
+      "Payment"; a winner with ``re = 0`` is paid 0 by ours; NaN for a group that never won);
+    * ``payment_per_task``: mean payment over all tasks and the group's workers, 0 when losing;
+    * ``wins``: number of (worker, task) pairs won.
+    """
+    config, records = result.config, _chosen(result, all_tasks)
+    daccs = config.daccs
+    contributions = _wins(records, config, "contribution")
+    payments = _wins(records, config, "payments")
+    Re = np.array([record["Re"] for record in records]).reshape(-1, daccs.size)
+    out = {}
+    for dacc, _ in config.groups:
+        members = daccs == dacc
+        out[float(dacc)] = {
+            "contribution": _mean(contributions[dacc]),
+            "reputation": float(Re[-1, members].mean()) if len(Re) else float("nan"),
+            "mean_reputation": float(Re[:, members].mean()) if len(Re) else float("nan"),
+            "payment": _mean(payments[dacc]),
+            "payment_per_task": (float(np.sum(payments[dacc]) / (len(Re) * members.sum()))
+                                 if len(Re) else float("nan")),
+            "wins": len(payments[dacc]),
+        }
+    return out
+
+
+def table2(result: MultiTaskResult, dacc: float = 1.0) -> float:
+    """Table 2: share of the selected (worker, task) pairs whose data accuracy is ``dacc``,
+    over the evaluated tasks (NaN if nobody was selected)."""
+    chosen = np.concatenate([result.config.daccs[r["winners"]] for r in result.evaluated]
+                            or [np.empty(0)])
+    return float(np.mean(chosen == dacc)) if chosen.size else float("nan")
+
+
+def table3(result: MultiTaskResult) -> float:
+    """Table 3: mean test loss of the final global model over the evaluated tasks that had
+    winners (a task without winners trains no model and is left out)."""
+    return _mean([r["rounds"]["test_loss"][-1] for r in result.evaluated if r["winners"]])

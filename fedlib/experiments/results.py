@@ -1,0 +1,308 @@
+"""Stored, verified results of the long experiments: ``results/<name>.json``.
+
+A stored result holds the full configuration, the seed, the fedlib version, the git revision of
+the code that produced it, a machine description, the wall time, the command that regenerates
+it, and one record per task. Chapters read results through :func:`load_result`, which checks
+that the stored configuration is the one asked for; :func:`verify_result` recomputes the first
+tasks and checks they match, so stale results are caught.
+
+The file is JSON: a readable header, then one compact line per task record. Floats are written
+at full precision (Python's shortest round-trip form).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import torch
+
+import fedlib
+from fedlib.experiments import auction_sweeps, contribution, multitask
+from fedlib.fl.device import resolve_device
+
+#: Relative tolerance of :func:`verify_result` (and a tiny absolute one for exact zeros).
+RTOL, ATOL = 1e-6, 1e-12
+#: Configuration keys that say where a run executed, not what it computed.
+RUNTIME_KEYS = ("device",)
+
+
+class _Config(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class _Experiment:
+    """How to rebuild, regenerate and recompute one kind of stored experiment."""
+
+    from_dict: Callable[[Mapping[str, Any]], Any]
+    command_flags: Callable[[Any], list[str] | None]
+    recompute: Callable[[Mapping[str, Any], int], list[dict[str, Any]]]
+    runner: str
+
+
+EXPERIMENTS = {
+    "tables": _Experiment(multitask.MultiTaskConfig.from_dict, multitask.command_flags,
+                          multitask.recompute, "fedlib.experiments.multitask.run_multitask"),
+    "contribution": _Experiment(contribution.ContributionConfig.from_dict,
+                                contribution.command_flags, contribution.recompute,
+                                "fedlib.experiments.contribution.run_contribution"),
+    "mechanisms": _Experiment(auction_sweeps.SweepConfig.from_dict, auction_sweeps.command_flags,
+                              auction_sweeps.recompute,
+                              "fedlib.experiments.auction_sweeps.run_figures"),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class StoredResult:
+    """A result read back by :func:`load_result`.
+
+    Attributes
+    ----------
+    name : str
+    experiment : str
+        A key of :data:`EXPERIMENTS`: ``"tables"``, ``"contribution"`` or ``"mechanisms"``.
+    config : dict
+        The stored configuration (as written by the config's ``to_dict``).
+    records : list of dict
+        One record per task.
+    meta : dict
+        ``seed``, ``fedlib_version``, ``git_revision``, ``git_dirty``, ``machine``,
+        ``wall_time_s``, ``created`` and ``command``.
+    path : pathlib.Path
+    """
+
+    name: str
+    experiment: str
+    config: dict[str, Any]
+    records: list[dict[str, Any]]
+    meta: dict[str, Any]
+    path: Path
+
+
+@dataclass(frozen=True)
+class VerificationReport:
+    """The outcome of :func:`verify_result`.
+
+    Attributes
+    ----------
+    name : str
+    ok : bool
+        True when the recomputed tasks match the stored ones.
+    n_tasks : int
+        Tasks recomputed.
+    mismatches : tuple of str
+        Where recomputed and stored records differ (empty when ``ok``).
+    stored_device : str
+        The device that produced the stored result (CPU results are the ones reproducible bit
+        for bit).
+    seconds : float
+        Time the recomputation took.
+    """
+
+    name: str
+    ok: bool
+    n_tasks: int
+    mismatches: tuple[str, ...]
+    stored_device: str
+    seconds: float
+
+
+def _config_dict(config: Mapping[str, Any] | _Config) -> dict[str, Any]:
+    raw = dict(config) if isinstance(config, Mapping) else config.to_dict()
+    return json.loads(json.dumps(raw))
+
+
+def _experiment(config: Mapping[str, Any]) -> _Experiment:
+    kind = config.get("experiment")
+    if kind not in EXPERIMENTS:
+        raise ValueError(f"config['experiment'] must be one of {sorted(EXPERIMENTS)}, got "
+                         f"{kind!r}")
+    return EXPERIMENTS[kind]
+
+
+def reproduce_command(config: Mapping[str, Any] | _Config,
+                      results_dir: str | os.PathLike[str] = "results") -> str:
+    """How to regenerate a result with ``config``: a command line, or what to run in Python."""
+    raw = _config_dict(config)
+    experiment = _experiment(raw)
+    flags = experiment.command_flags(experiment.from_dict(raw))
+    if flags is None:
+        return (f"run {experiment.runner} with this configuration in Python and store its "
+                "records with fedlib.experiments.results.save_result (the command line "
+                "cannot express it)")
+    return " ".join(["python -m fedlib reproduce", raw["experiment"], *flags, "--device cpu",
+                     f"--out {results_dir}"])
+
+
+def git_revision() -> tuple[str, bool]:
+    """``git rev-parse HEAD`` of the fedlib checkout and whether tracked files are modified;
+    ``("unknown", False)`` outside a git checkout."""
+    where = Path(fedlib.__file__).resolve().parent
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=where, capture_output=True, text=True,
+                              check=True, timeout=30).stdout.strip()
+
+    try:
+        return git("rev-parse", "HEAD"), bool(git("status", "--porcelain", "--untracked-files=no"))
+    except (OSError, subprocess.SubprocessError):
+        return "unknown", False
+
+
+def machine_description(device: str | torch.device = "auto") -> dict[str, Any]:
+    """Platform, CPU, library versions and the compute device a run used."""
+    resolved = resolve_device(device)
+    cpu = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        models = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
+                  if line.startswith("model name")]
+        cpu = models[0] if models else cpu
+    return {
+        "platform": platform.platform(), "cpu": cpu, "cpu_count": os.cpu_count(),
+        "python": platform.python_version(), "torch": torch.__version__,
+        "numpy": np.__version__, "device": str(resolved),
+        "device_name": torch.cuda.get_device_name(resolved) if resolved.type == "cuda" else cpu,
+    }
+
+
+def _path(name: str, results_dir: str | os.PathLike[str]) -> Path:
+    return Path(results_dir) / f"{name}.json"
+
+
+def save_result(name: str, config: Mapping[str, Any] | _Config,
+                records: Sequence[Mapping[str, Any]], out_dir: str | os.PathLike[str] = "results",
+                *, wall_time_s: float) -> Path:
+    """Write ``<out_dir>/<name>.json`` atomically (a temporary file, then ``os.replace``).
+
+    Parameters
+    ----------
+    name : str
+        File name without ``.json``, e.g. ``"tables_mnist_ours"``.
+    config : mapping or config object
+        The experiment's configuration (``MultiTaskConfig``, ``ContributionConfig`` or their
+        ``to_dict``); its ``device`` is the device described in the machine section.
+    records : sequence of dict
+        One JSON-ready record per task.
+    out_dir : path, default "results"
+    wall_time_s : float
+        Compute time of the run.
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+    """
+    raw = _config_dict(config)
+    _experiment(raw)
+    revision, dirty = git_revision()
+    header = {
+        "name": name, "experiment": raw["experiment"], "config": raw,
+        "seed": raw.get("seed", raw.get("seeds")), "fedlib_version": fedlib.__version__,
+        "git_revision": revision, "git_dirty": dirty,
+        "machine": machine_description(raw["device"]), "wall_time_s": wall_time_s,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": reproduce_command(raw, out_dir),
+    }
+    lines = ",\n".join(json.dumps(record, separators=(",", ":")) for record in records)
+    text = json.dumps(header, indent=1)[:-2] + ',\n "records": [\n' + lines + "\n ]\n}\n"
+    path = _path(name, out_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+    return path
+
+
+def _comparable(config: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in config.items() if key not in RUNTIME_KEYS}
+
+
+def load_result(name: str, expected_config: Mapping[str, Any] | _Config,
+                results_dir: str | os.PathLike[str] = "results") -> StoredResult:
+    """Read ``<results_dir>/<name>.json`` and check it was computed with ``expected_config``.
+
+    The comparison ignores :data:`RUNTIME_KEYS` (the device).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file is missing; the message gives the command that creates it.
+    ValueError
+        If the stored configuration differs; the message names the differing fields (stored
+        and expected values) and the command that regenerates the file.
+    """
+    expected = _config_dict(expected_config)
+    path = _path(name, results_dir)
+    command = reproduce_command(expected, results_dir)
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist. To create it: {command}")
+    payload = json.loads(path.read_text())
+    stored = _comparable(payload["config"])
+    wanted = _comparable(expected)
+    if stored != wanted:
+        diff = "; ".join(f"{key}: stored {stored.get(key)!r}, expected {wanted.get(key)!r}"
+                         for key in sorted(set(stored) | set(wanted))
+                         if stored.get(key) != wanted.get(key))
+        raise ValueError(f"{path} was computed with another configuration ({diff}). To "
+                         f"regenerate it: {command}")
+    records = payload.pop("records")
+    meta = {key: value for key, value in payload.items()
+            if key not in ("name", "experiment", "config")}
+    return StoredResult(name, payload["experiment"], payload["config"], records, meta, path)
+
+
+def compare(stored: Any, fresh: Any, where: str = "records") -> list[str]:
+    """Differences between two JSON-like values: exact for ints, bools, strings and structure;
+    floats to :data:`RTOL` relative (NaN equals NaN)."""
+    if isinstance(stored, dict) and isinstance(fresh, dict):
+        if set(stored) != set(fresh):
+            return [f"{where}: keys {sorted(stored)} != {sorted(fresh)}"]
+        return [m for key in stored for m in compare(stored[key], fresh[key], f"{where}.{key}")]
+    if isinstance(stored, list) and isinstance(fresh, list):
+        if len(stored) != len(fresh):
+            return [f"{where}: length {len(stored)} != {len(fresh)}"]
+        return [m for i, (a, b) in enumerate(zip(stored, fresh, strict=True))
+                for m in compare(a, b, f"{where}[{i}]")]
+    if isinstance(stored, float) and isinstance(fresh, float):
+        same = (math.isnan(stored) and math.isnan(fresh)) or math.isclose(
+            stored, fresh, rel_tol=RTOL, abs_tol=ATOL)
+        return [] if same else [f"{where}: stored {stored!r}, recomputed {fresh!r}"]
+    if type(stored) is not type(fresh) or stored != fresh:
+        return [f"{where}: stored {stored!r}, recomputed {fresh!r}"]
+    return []
+
+
+def verify_result(name: str, n_tasks: int = 2,
+                  results_dir: str | os.PathLike[str] = "results") -> VerificationReport:
+    """Recompute the first ``n_tasks`` tasks of a stored result on the CPU and compare.
+
+    The recomputation uses the stored configuration at its full (paper) scale; it must give
+    the same winners and structure exactly and every number to 1e-6 relative.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the result does not exist.
+    """
+    path = _path(name, results_dir)
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
+    payload = json.loads(path.read_text())
+    began = time.perf_counter()
+    fresh = json.loads(json.dumps(_experiment(payload["config"]).recompute(payload["config"],
+                                                                            n_tasks)))
+    mismatches = compare(payload["records"][:n_tasks], fresh)
+    return VerificationReport(name, not mismatches, n_tasks, tuple(mismatches),
+                              payload["machine"]["device"], time.perf_counter() - began)

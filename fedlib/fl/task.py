@@ -1,0 +1,289 @@
+"""One federated task: global rounds of training, contribution measurement, the quality check and
+aggregation, then the task's contribution, trust and internal reputation.
+
+Each global round ``t`` (the data flow of DESIGN.md):
+
+1. every submitting worker trains a local model from the global one (1 epoch of SGD);
+2. ``P[i, j]``, worker ``i``'s probability of the true label of validation sample ``j``;
+3. the leave-one-out check: ``delta_l = l_{-i} - l`` over plain-average aggregates, pass iff
+   ``delta_l >= delta`` (a single submitted model passes);
+4. round contributions (Eqs. (2)-(3), max-normalised) and the weights omega over the passing
+   workers; the new global model is ``sum_i omega_i theta_i`` (the previous one if nobody
+   passed);
+5. the global model's loss and accuracy on the publisher's test set.
+
+At the end of the task: contribution = mean of the round contributions, trust from the pass and
+fail counts (Eq. (4) and the Gompertz curve), internal reputation ``re = contrib * trust``
+(Eq. (5)). Payments and the reputation update (Eqs. (13), (16)) belong to the mechanism and the
+multi-task experiment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+import numpy as np
+import torch
+
+from fedlib.fl.engine import BatchedEngine, Params, Stacked, batch_orders
+from fedlib.fl.models import preprocess
+from fedlib.fl.workers import PublisherSets, WorkerPool
+from fedlib.mechanism.contribution import contributions, round_contributions, task_contributions
+from fedlib.mechanism.quality import DELTA, aggregation_weights, leave_one_out_pass
+from fedlib.mechanism.reputation import THETA, gompertz_trust, internal_reputation
+
+SeedLike = int | np.random.SeedSequence
+#: The per-worker fields of :class:`TaskResult` that :meth:`TaskResult.to_dict` writes.
+WORKER_FIELDS = ("contribution", "n_pass", "n_fail", "trust", "re", "local_acc")
+
+
+def seed_sequence(seed: SeedLike, *key: int) -> np.random.SeedSequence:
+    """The seed sequence of one purpose of an experiment, e.g. ``(TRAIN, task)``.
+
+    ``SeedSequence(seed, spawn_key=key)`` depends only on the experiment seed and the key, not
+    on what ran before, so a resumed run draws exactly what an uninterrupted one would.
+    """
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *key))
+    return np.random.SeedSequence(seed, spawn_key=key)
+
+
+def torch_generator(seed: SeedLike) -> torch.Generator:
+    """A CPU ``torch.Generator`` seeded from a seed (sequence) via 64 bits of its state."""
+    state = seed_sequence(seed).generate_state(1, dtype=np.uint64)[0]
+    return torch.Generator().manual_seed(int(state))
+
+
+@contextmanager
+def torch_threads(threads: int) -> Iterator[None]:
+    """Run a block under ``torch.set_num_threads(threads)``, restoring the old count after.
+
+    A fixed thread count makes CPU results reproducible bit for bit across machines and runs.
+    """
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive integer, got {threads!r}")
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+@dataclass(frozen=True)
+class TaskOptions:
+    """How a federated task is trained and scored (the paper's values are the defaults).
+
+    Attributes
+    ----------
+    rounds : int, default 10
+        Global rounds (iterations) of the task.
+    epochs, lr, batch_size : default 1, 0.05, 128
+        Local training: epochs of plain SGD per round, learning rate, mini-batch size.
+    delta : float, default -0.005
+        Threshold of the leave-one-out check.
+    s0 : float, default 1.0
+        Smoothing constant of the quality score.
+    weighted : bool, default True
+        Contributions with the sample weights of Eq. (2) (False: equal weights).
+    denominator : {"corrected", "printed"}, default "corrected"
+        Reading of omega's denominator (see :func:`~fedlib.mechanism.aggregation_weights`).
+    theta : float, default 0.4
+        Weight of passes in the trust input, Eq. (4).
+    """
+
+    rounds: int = 10
+    epochs: int = 1
+    lr: float = 0.05
+    batch_size: int = 128
+    delta: float = DELTA
+    s0: float = 1.0
+    weighted: bool = True
+    denominator: Literal["corrected", "printed"] = "corrected"
+    theta: float = THETA
+
+    def __post_init__(self) -> None:
+        for name in ("rounds", "epochs", "batch_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if not self.lr > 0:
+            raise ValueError(f"lr must be positive, got {self.lr!r}")
+        if self.denominator not in ("corrected", "printed"):
+            raise ValueError(f"denominator must be 'corrected' or 'printed', got "
+                             f"{self.denominator!r}")
+
+
+@dataclass(frozen=True, eq=False)
+class RoundRecord:
+    """What happened in one global round; arrays have one entry per submitting worker.
+
+    Attributes
+    ----------
+    loss_all : float
+        Validation loss ``l`` of the plain average of all local models.
+    delta_l : numpy.ndarray
+        ``l_{-i} - l`` (0 when a single model was submitted).
+    passed : numpy.ndarray of bool
+        Outcome of the leave-one-out check.
+    contrib : numpy.ndarray
+        Round contributions, Eq. (3) max-normalised.
+    mean_prob : numpy.ndarray
+        Mean true-class probability of each local model on the validation set (the paper's
+        equal-weighted benchmark before normalisation).
+    omega : numpy.ndarray
+        Aggregation weights (all 0 when nobody passed).
+    test_loss, test_acc : float
+        The global model after this round, on the publisher's test set.
+    local_acc : numpy.ndarray or None
+        Test accuracy of each local model, when requested.
+    """
+
+    loss_all: float
+    delta_l: np.ndarray
+    passed: np.ndarray
+    contrib: np.ndarray
+    mean_prob: np.ndarray
+    omega: np.ndarray
+    test_loss: float
+    test_acc: float
+    local_acc: np.ndarray | None
+
+
+@dataclass(frozen=True, eq=False)
+class TaskResult:
+    """A finished task: its rounds and, per worker (in the order given), the task's outcome.
+
+    Attributes
+    ----------
+    rounds : tuple of RoundRecord
+    contribution : numpy.ndarray
+        Task contribution, the mean of the round contributions.
+    n_pass, n_fail : numpy.ndarray of int
+        Rounds in which the worker passed / failed the leave-one-out check.
+    trust : numpy.ndarray
+        Gompertz trust from Eq. (4).
+    re : numpy.ndarray
+        Internal reputation, Eq. (5).
+    local_acc : numpy.ndarray or None
+        Mean test accuracy of the worker's local models over the rounds, when requested.
+    final_params : Params
+        The global model at the end of the task (not serialised).
+    """
+
+    rounds: tuple[RoundRecord, ...]
+    contribution: np.ndarray
+    n_pass: np.ndarray
+    n_fail: np.ndarray
+    trust: np.ndarray
+    re: np.ndarray
+    local_acc: np.ndarray | None
+    final_params: Params = field(repr=False)
+
+    def round_values(self, name: str) -> np.ndarray:
+        """One round field stacked over the rounds: shape (rounds,) or (rounds, workers)."""
+        return np.array([getattr(record, name) for record in self.rounds])
+
+    def to_dict(self, round_fields: tuple[str, ...] | None = None) -> dict[str, Any]:
+        """JSON-ready plain lists: per-worker fields and the round fields column by column.
+
+        Parameters
+        ----------
+        round_fields : tuple of str, optional
+            The :class:`RoundRecord` fields to keep (default: all).
+        """
+        names = round_fields or tuple(f.name for f in fields(RoundRecord))
+        out = {name: _plain(getattr(self, name)) for name in WORKER_FIELDS}
+        out["rounds"] = {name: _plain(self.round_values(name)) for name in names
+                         if getattr(self.rounds[0], name) is not None}
+        return out
+
+
+def _plain(value: Any) -> Any:
+    """numpy arrays and scalars as plain Python lists and numbers."""
+    return value.tolist() if isinstance(value, np.ndarray | np.generic) else value
+
+
+def local_accuracies(engine: BatchedEngine, stacked: Stacked, images: torch.Tensor,
+                     labels: torch.Tensor) -> np.ndarray:
+    """Accuracy of each of the k stacked local models on preprocessed images and labels."""
+    k = len(next(iter(stacked.values())))
+    return np.array([engine.evaluate({key: value[i] for key, value in stacked.items()},
+                                     images, labels)[1] for i in range(k)])
+
+
+def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSets, *,
+             seed: SeedLike, options: TaskOptions | None = None,
+             initial_params: Params | None = None, local_accuracy: bool = False) -> TaskResult:
+    """Run one federated task with the given (selected) workers.
+
+    Parameters
+    ----------
+    engine : BatchedEngine
+        Trains and evaluates the local models of a round together.
+    workers : WorkerPool
+        The workers that take part (the auction's winners), each submitting a model every round.
+    publisher : PublisherSets
+        Validation set (P, Eqs. (2)-(3), and the leave-one-out check) and test set.
+    seed : int or numpy.random.SeedSequence
+        Seeds the initial model (when ``initial_params`` is None) and every batch order.
+    options : TaskOptions, optional
+        Rounds, local training and the mechanism's constants (default: the paper's).
+    initial_params : Params, optional
+        The starting global model; None draws a fresh one from ``seed``.
+    local_accuracy : bool, default False
+        Also measure each local model's test accuracy every round (k extra evaluations).
+
+    Returns
+    -------
+    TaskResult
+
+    Raises
+    ------
+    ValueError
+        If ``workers`` is empty (k = 0) or the datasets of workers and publisher differ.
+    """
+    options = options or TaskOptions()
+    k = len(workers)
+    if k == 0:
+        raise ValueError("workers must hold at least one worker (k >= 1), got k = 0")
+    if workers.dataset != publisher.dataset:
+        raise ValueError(f"workers ({workers.dataset!r}) and publisher ({publisher.dataset!r}) "
+                         "must come from the same dataset")
+    generator = torch_generator(seed)
+    params = engine.init_params(generator) if initial_params is None else initial_params
+    x = preprocess(workers.images, engine.device, engine.dtype)
+    y = workers.labels.to(engine.device)
+    val_x = preprocess(publisher.val_images, engine.device, engine.dtype)
+    val_y = publisher.val_labels.to(engine.device)
+    test_x = preprocess(publisher.test_images, engine.device, engine.dtype)
+    test_y = publisher.test_labels.to(engine.device)
+    records = []
+    for _ in range(options.rounds):
+        orders = batch_orders(k, x.shape[1], options.epochs, generator)
+        stacked = engine.train_local(params, x, y, orders, lr=options.lr,
+                                     batch_size=options.batch_size)
+        probs, loss_all, loss_minus = engine.probs_and_loo_losses(stacked, val_x, val_y)
+        P = probs.double().cpu().numpy()
+        delta_l = (loss_minus.double().cpu().numpy() - loss_all) if k > 1 else np.zeros(1)
+        passed = leave_one_out_pass(delta_l, options.delta)
+        contrib = round_contributions(P, options.weighted)
+        omega = aggregation_weights(contrib, delta_l, passed, options.s0, options.denominator)
+        if passed.any():
+            params = engine.aggregate(stacked, torch.from_numpy(omega))
+        test_loss, test_acc = engine.evaluate(params, test_x, test_y)
+        local = local_accuracies(engine, stacked, test_x, test_y) if local_accuracy else None
+        records.append(RoundRecord(loss_all, delta_l, passed, contrib,
+                                   contributions(P, weighted=False), omega, test_loss, test_acc,
+                                   local))
+    n_pass = np.sum([r.passed for r in records], axis=0)
+    n_fail = options.rounds - n_pass
+    contribution = task_contributions(np.array([r.contrib for r in records]))
+    trust = np.asarray(gompertz_trust(n_pass, n_fail, options.theta), dtype=float)
+    re = np.asarray(internal_reputation(contribution, trust), dtype=float)
+    local_mean = np.mean([r.local_acc for r in records], axis=0) if local_accuracy else None
+    return TaskResult(tuple(records), contribution, n_pass, n_fail, trust, re, local_mean,
+                      params)

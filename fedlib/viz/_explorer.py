@@ -1,0 +1,57 @@
+"""What the explorers of :mod:`fedlib.viz` share: an Output that shows the latest figure.
+
+An explorer is a small class with ``.widget`` (the ipywidgets container to display), its controls
+as attributes, and ``update()``, which recomputes, returns a plain result object and redraws the
+Output. The figure is written into the Output's ``outputs`` as a PNG, so it shows the same in a
+live kernel, in a notebook executed by nbclient (the built book keeps the widget state) and in a
+headless test, where ``figure`` and ``result`` can be inspected directly.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any
+
+import ipywidgets as widgets
+from matplotlib.figure import Figure
+
+
+def figure_output(fig: Figure, dpi: int = 90) -> dict[str, Any]:
+    """A figure as a notebook ``display_data`` output (PNG and a text fallback)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    png = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"image/png": png, "text/plain": repr(fig)}}
+
+
+def message_output(text: str) -> dict[str, Any]:
+    """A plain-text ``stream`` output (e.g. why the controls' values are not usable)."""
+    return {"output_type": "stream", "name": "stdout", "text": text + "\n"}
+
+
+class Explorer:
+    """Base of the explorers: an Output, the last figure and result, and control wiring."""
+
+    def __init__(self) -> None:
+        self.output = widgets.Output()
+        self.figure: Figure | None = None
+        self.result: Any = None
+        self.widget: widgets.Widget = widgets.VBox()
+
+    def _watch(self, *controls: widgets.ValueWidget) -> None:
+        """Call :meth:`update` whenever one of ``controls`` changes value."""
+        for control in controls:
+            control.observe(lambda _change: self.update(), names="value")
+
+    def _show(self, fig: Figure | None, message: str = "") -> None:
+        """Replace the Output's content with ``message`` (if any) and ``fig`` (if any)."""
+        self.figure = fig
+        outputs = [message_output(message)] if message else []
+        if fig is not None:
+            outputs.append(figure_output(fig))
+        self.output.outputs = tuple(outputs)
+
+    def update(self) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError

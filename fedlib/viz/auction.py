@@ -1,0 +1,312 @@
+"""Figures of Algorithm 1 and its theorems: selection, payments, utility against bid, scaling.
+
+Pure functions returning :class:`matplotlib.figure.Figure`; the numbers come from
+:mod:`fedlib.mechanism` and :mod:`fedlib.experiments.auction_walkthrough`. Workers are labelled
+1-based ("worker 1" is index 0), as in the paper.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
+
+from fedlib.experiments.auction_walkthrough import (
+    GainSweep,
+    PaymentBreakdown,
+    PaymentRatios,
+    ScalingResult,
+    UtilityCurve,
+    worker_label,
+)
+from fedlib.mechanism import Auction
+
+WINNER = "#2a9d8f"
+LOSER = "#c8c8c8"
+NEXT = "#e9c46a"
+HONEST = "#264653"
+DISHONEST = "#e76f51"
+EX_ANTE = "#8ab17d"
+EX_POST = "#287271"
+COST = "#6c757d"
+
+
+def _style(ax, title: str, xlabel: str, ylabel: str) -> None:
+    ax.set_title(title, fontsize=12)
+    ax.set_xlabel(xlabel, fontsize=11)
+    ax.set_ylabel(ylabel, fontsize=11)
+    ax.tick_params(labelsize=10)
+    ax.grid(alpha=0.3)
+
+
+# --------------------------------------------------------------------------------------------
+# Selection: densities, the budget curve and who wins
+# --------------------------------------------------------------------------------------------
+
+def selection_figure(auction: Auction, title: str | None = None) -> Figure:
+    """Algorithm 1's selection drawn as a supply curve against the budget curve.
+
+    Workers are bars in cost-density order: bar ``t`` spans the accumulated reputations
+    ``[sum_{j<t} Re_j, sum_{j<=t} Re_j]`` and its height is its density ``b/Re``. The curve
+    ``B / x`` is the proportional share: worker ``t`` passes the test of Algorithm 1 (line 3)
+    iff the top right corner of its bar lies on or below the curve (the markers). The dashed
+    line is ``rho*`` (Eq. (14)); the shaded rectangle, of area ``rho* sum_S Re``, is the total
+    of the upper payments ``p_up = Re rho*`` (Eq. (15)), which fits under the curve, so within
+    ``B``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes; bars are labelled with the worker numbers, and the legend names winners, the
+        first loser (whose density may set ``rho*``), the other losers, the budget curve,
+        ``rho*`` and the upper payments.
+    """
+    b, Re, B = np.asarray(auction.bids), np.asarray(auction.Re), auction.budget
+    order = np.asarray(auction.order)
+    positive = order[Re[order] > 0]
+    dens = b[positive] / Re[positive]
+    right = np.cumsum(Re[positive])
+    left = right - Re[positive]
+    fig = Figure(figsize=(9, 4.8), layout="constrained")
+    ax = fig.subplots()
+    rho = auction.rho_star
+    finite_rho = math.isfinite(rho)
+    top_data = float(dens.max()) if dens.size else 1.0
+    cap = 2.5 * rho if finite_rho and rho > 0 else top_data
+    ymax = 1.15 * min(top_data, max(cap, float(np.median(dens)) if dens.size else 1.0))
+    ymax = ymax if ymax > 0 else 1.0
+    for t, (i, d, lo, hi) in enumerate(zip(positive, dens, left, right, strict=True)):
+        color = WINNER if auction.selected[i] else (NEXT if t == auction.k else LOSER)
+        h = min(d, ymax * 0.97)
+        ax.add_patch(Rectangle((lo, 0), hi - lo, h, facecolor=color, edgecolor="0.3", lw=0.8))
+        text = worker_label(i) if d <= ymax * 0.97 else f"{worker_label(i)}\n({d:.3g}, cut)"
+        ax.text((lo + hi) / 2, h, text, ha="center", va="bottom", fontsize=9)
+    xmax = float(right[-1]) * 1.05 if right.size else 1.0
+    xs = np.linspace(max(xmax, 1e-12) * 1e-3, xmax, 400)
+    ax.plot(xs, B / xs, color="0.15", lw=1.6, label="budget share $B/\\sum Re$")
+    if right.size:
+        share = B / right
+        passed = dens <= share
+        ax.scatter(right[passed], share[passed], color="0.15", zorder=3, s=22,
+                   label="test passed")
+        ax.scatter(right[~passed], share[~passed], facecolor="white", edgecolor="0.15",
+                   zorder=3, s=22, label="test failed")
+    if auction.k > 0 and finite_rho:
+        width = float(Re[auction.winners].sum())
+        ax.add_patch(Rectangle((0, 0), width, rho, facecolor=WINNER, alpha=0.15, hatch="//",
+                               edgecolor=WINNER, lw=0))
+        ax.axhline(rho, color="#d62828", ls="--", lw=1.4, label=f"$\\rho^*$ = {rho:.4g}")
+    ax.set_xlim(0, xmax)
+    ax.set_ylim(0, ymax)
+    handles, labels = ax.get_legend_handles_labels()
+    extra = [Patch(facecolor=WINNER, edgecolor="0.3", label="selected (S)"),
+             Patch(facecolor=NEXT, edgecolor="0.3", label="first loser (k+1)"),
+             Patch(facecolor=LOSER, edgecolor="0.3", label="not reached"),
+             Patch(facecolor=WINNER, alpha=0.15, hatch="//", edgecolor=WINNER,
+                   label="$\\sum_S p^{up} = \\rho^* \\sum_S Re$")]
+    ax.legend(handles=extra + handles, labels=[h.get_label() for h in extra] + labels,
+              fontsize=9, loc="upper right", ncol=2)
+    zero = [worker_label(i) for i in order if Re[i] <= 0]
+    note = f"  (Re = 0, never selected: {', '.join(zero)})" if zero else ""
+    _style(ax, title or f"Algorithm 1 with B = {B:.4g}: k = {auction.k} workers selected{note}",
+           "accumulated reputation $\\sum Re$ of the workers so far (in density order)",
+           "cost density $b_i / Re_i$")
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# Payments: ex ante against ex post
+# --------------------------------------------------------------------------------------------
+
+def _winner_ticks(br: PaymentBreakdown) -> list[str]:
+    return [f"{worker_label(i)}\n{'honest' if br.honest[i] else 'dishonest'}"
+            for i in br.auction.winners]
+
+
+def payments_figure(br: PaymentBreakdown, title: str | None = None) -> Figure:
+    """Each winner's true cost, ex-ante payment ``p_up`` and ex-post payment ``p``; utilities.
+
+    Left: grouped bars per winner (cost, ``p_up``, ``p = min(p_up, p')``) with ``p'`` as a
+    marker. Right: the winners' utilities under both payment rules. Tick labels say which
+    winners are honest (``re >= Re``). Losers are paid 0 and not drawn.
+    """
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    left, right = fig.subplots(1, 2, width_ratios=[1.4, 1])
+    w = np.asarray(br.auction.winners)
+    if w.size == 0:
+        for ax in (left, right):
+            ax.text(0.5, 0.5, "nobody is selected: no payments", ha="center", va="center",
+                    fontsize=12, transform=ax.transAxes)
+            ax.set_axis_off()
+        return fig
+    x = np.arange(w.size)
+    width = 0.26
+    left.bar(x - width, br.costs[w], width, color=COST, label="true cost $c_i$")
+    left.bar(x, br.upper[w], width, color=EX_ANTE, label="ex ante $p_i^{up} = Re_i\\rho^*$")
+    left.bar(x + width, br.ex_post[w], width, color=EX_POST,
+             label="ex post $p_i = \\min(p_i^{up}, p_i')$")
+    left.scatter(x + width, br.temporary[w], marker="_", s=260, color="k", zorder=3, lw=2,
+                 label="temporary $p_i'$")
+    left.set_xticks(x, _winner_ticks(br))
+    for tick, i in zip(left.get_xticklabels(), w, strict=True):
+        tick.set_color(HONEST if br.honest[i] else DISHONEST)
+    left.legend(fontsize=9)
+    _style(left, title or (f"Payments with B = {br.auction.budget:.4g}: ex ante "
+                           f"{br.budget_used_ex_ante:.4g}, ex post {br.budget_used_ex_post:.4g}"),
+           "winning worker", "money")
+    right.bar(x - width / 2, br.utility_ex_ante[w], width, color=EX_ANTE, label="ex ante")
+    right.bar(x + width / 2, br.utility_ex_post[w], width, color=EX_POST, label="ex post")
+    right.axhline(0, color="k", lw=1)
+    right.set_xticks(x, _winner_ticks(br))
+    for tick, i in zip(right.get_xticklabels(), w, strict=True):
+        tick.set_color(HONEST if br.honest[i] else DISHONEST)
+    right.legend(fontsize=9)
+    _style(right, "Utility $u_i = p_i - c_i$ of each winner", "winning worker", "utility")
+    return fig
+
+
+def payment_ratio_figure(ratios: PaymentRatios, title: str | None = None) -> Figure:
+    """Ex-post over ex-ante payment, ``p/p_up``, against ``re/Re``, for many winners.
+
+    Honest winners (``re >= Re``) sit on ``p/p_up = 1``; dishonest ones lie between the
+    floor ``re/Re`` (from ``p' >= rho* re``) and 1.
+    """
+    fig = Figure(figsize=(7, 4.4), layout="constrained")
+    ax = fig.subplots()
+    h = ratios.honest
+    ax.scatter(ratios.re_over_Re[h], ratios.paid_over_upper[h], s=6, alpha=0.4, color=HONEST,
+               label=f"honest winners ({int(h.sum())})")
+    ax.scatter(ratios.re_over_Re[~h], ratios.paid_over_upper[~h], s=6, alpha=0.4,
+               color=DISHONEST, label=f"dishonest winners ({int((~h).sum())})")
+    x = ratios.re_over_Re
+    hi = float(max(1.0, x.max())) if x.size else 1.0
+    lo = float(min(1.0, x.min())) if x.size else 0.0
+    lo = max(0.0, lo - 0.05 * (hi - lo + 1e-9))
+    ax.plot([lo, 1], [lo, 1], color="k", ls=":", lw=1.2, label="floor $p/p^{up} = re/Re$")
+    ax.plot([1, hi], [1, 1], color="k", ls="--", lw=1.0)
+    ax.axvline(1, color="0.5", lw=0.8)
+    ax.set_xlim(lo, hi + 0.02 * (hi - lo + 1e-9))
+    ax.set_ylim(lo, 1.0 + 0.05 * (1.0 - lo + 1e-9))
+    ax.legend(fontsize=9, loc="lower right", markerscale=3)
+    _style(ax, title or "Ex-post payment as a share of the ex-ante payment",
+           "$re_i / Re_i$ (realised over accumulated reputation)", "$p_i / p_i^{up}$")
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# Utility against bid (Theorem 4)
+# --------------------------------------------------------------------------------------------
+
+def _curve_title(c: UtilityCurve) -> str:
+    re_i, Re_i = c.instance.re[c.worker], c.instance.Re[c.worker]
+    kind = "honest" if c.honest else "dishonest"
+    return (f"worker {worker_label(c.worker)}, {kind}: re = {re_i:.3g} "
+            f"{'>=' if c.honest else '<'} Re = {Re_i:.3g}")
+
+
+def utility_figure(curves: Sequence[UtilityCurve],
+                   ex_ante: Sequence[UtilityCurve] | None = None,
+                   titles: Sequence[str] | None = None) -> Figure:
+    """One panel per curve: the worker's utility against its bid, true cost marked.
+
+    Each panel shows the utility under the paper's ex-post payment (solid), optionally under
+    the ex-ante variant (``ex_ante``, same worker, dashed), the true cost (vertical line), the
+    critical bid ``rho* Re_i`` above which the worker loses (dotted), the truthful point
+    (circle) and the best bid found (star). Winning bids all give the same utility (the lemma
+    of the proofs chapter), so the curve is a step.
+    """
+    if not curves:
+        raise ValueError("need at least one utility curve")
+    if ex_ante is not None and len(ex_ante) != len(curves):
+        raise ValueError("ex_ante needs one curve per curve")
+    fig = Figure(figsize=(5.2 * len(curves), 4.2), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(1, len(curves), sharey=False))
+    for k, (ax, c) in enumerate(zip(axes, curves, strict=True)):
+        ax.plot(c.bids, c.utilities, color=EX_POST, lw=2, label="ex post (ours)")
+        if ex_ante is not None:
+            e = ex_ante[k]
+            ax.plot(e.bids, e.utilities, color=EX_ANTE, lw=2, ls="--", label="ex ante ($p^{up}$)")
+        ax.axhline(0, color="k", lw=0.8)
+        ax.axvline(c.cost, color=COST, lw=1.5, label=f"true cost $c_i$ = {c.cost:.3g}")
+        if math.isfinite(c.critical_bid):
+            ax.axvline(c.critical_bid, color="#d62828", ls=":", lw=1.5,
+                       label=f"critical bid $\\rho^* Re_i$ = {c.critical_bid:.3g}")
+        ax.scatter([c.cost], [c.truthful_utility], color=COST, zorder=4, s=50,
+                   label=f"truthful: u = {c.truthful_utility:.3g}")
+        if c.gain > 0:
+            j = int(np.argmax(c.utilities))
+            if c.won[j]:
+                x_best, text = c.best_bid, f"b = {c.best_bid:.3g}"
+            else:  # every losing bid is as good: mark the middle of the losing range
+                lost = c.bids[~c.won]
+                x_best, text = float((lost.min() + lost.max()) / 2), f"lose: b > {lost.min():.3g}"
+            ax.scatter([x_best], [c.best_utility], marker="*", color=DISHONEST, zorder=5,
+                       s=160, label=f"best lie ({text}): u = {c.best_utility:.3g}")
+        ax.legend(fontsize=8.5, loc="best")
+        _style(ax, titles[k] if titles is not None else _curve_title(c), "bid $b_i$",
+               "utility $u_i$")
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# Dishonest workers in the synthetic setting; Theorem 3 scaling
+# --------------------------------------------------------------------------------------------
+
+def _band(ax, x: np.ndarray, values: np.ndarray, color: str, label: str) -> None:
+    mean = values.mean(axis=1)
+    lo, hi = np.quantile(values, [0.1, 0.9], axis=1)
+    ax.plot(x, mean, color=color, marker="o", ms=4, lw=1.8, label=f"{label} (mean)")
+    ax.fill_between(x, lo, hi, color=color, alpha=0.2, label=f"{label} (10-90% of trials)")
+
+
+def gain_figure(budget_sweep: GainSweep, worker_sweep: GainSweep) -> Figure:
+    """Share of winners that are dishonest, and share that could gain by misreporting.
+
+    Left: against the budget (Figure 4's setting); right: against the number of workers
+    (Figure 5's setting). Mean over trials with the 10-90% band of the trials.
+    """
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, s, xlabel in ((axes[0], budget_sweep, "budget $B$"),
+                          (axes[1], worker_sweep, "number of workers $n$")):
+        _band(ax, s.x, s.dishonest_share, DISHONEST, "dishonest")
+        _band(ax, s.x, s.gain_share, "#6a040f", "paid below cost: gains by lying")
+        fixed = (f"n = {int(s.fixed)}" if s.parameter == "budget" else f"B = {s.fixed:.4g}")
+        _style(ax, f"Synthetic workers of Figures 4-5, {fixed} ({s.winners.shape[1]} trials)",
+               xlabel, "share of the winners")
+        ax.set_ylim(0, 1)
+    axes[0].legend(fontsize=8.5, loc="upper right")
+    return fig
+
+
+def scaling_figure(result: ScalingResult) -> Figure:
+    """Theorem 3 measured: time of ``select`` against ``n log2 n`` (log-log), and per unit.
+
+    Left: median time with the min-max spread of the repeats, a reference line proportional to
+    ``n log n`` and one proportional to ``n^2``, both through the median at the largest ``n``.
+    Right: median time divided by ``n log2 n``; a flat line means ``n log n`` growth.
+    """
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    x = result.n_log_n
+    med = result.median
+    lo, hi = result.times.min(axis=1), result.times.max(axis=1)
+    left.errorbar(x, med, yerr=[med - lo, hi - med], fmt="o-", color=EX_POST, capsize=3,
+                  label=f"median of {result.times.shape[1]} runs (bars: min-max)")
+    left.plot(x, med[-1] * x / x[-1], color="k", ls="--", lw=1, label="$\\propto n \\log n$")
+    n = result.sizes.astype(float)
+    left.plot(x, med[-1] * (n / n[-1]) ** 2, color="#d62828", ls=":", lw=1.2,
+              label="$\\propto n^2$ (for contrast)")
+    left.set_xscale("log")
+    left.set_yscale("log")
+    left.set_ylim(med.min() / 5, hi.max() * 3)
+    left.legend(fontsize=9)
+    _style(left, "select(): time against $n \\log_2 n$", "$n \\log_2 n$", "seconds per call")
+    right.semilogx(result.sizes, result.per_n_log_n * 1e9, "o-", color=EX_POST)
+    right.set_ylim(0, float(np.max(result.per_n_log_n)) * 1e9 * 1.3)
+    _style(right, "Time per unit of $n \\log_2 n$", "number of workers $n$",
+           "nanoseconds per $n \\log_2 n$")
+    return fig

@@ -1,0 +1,309 @@
+"""Interactive explorers of Algorithm 1: the auction itself, and one worker's utility curve.
+
+Each explorer is a small class: ``.widget`` is the ipywidgets container to display, the
+controls are attributes, and :meth:`update` recomputes, redraws the ``Output`` and returns a
+plain result object (so that tests can set a control's ``.value`` and check the result). Both
+render their default figure on creation.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import numpy as np
+from IPython.display import display
+from numpy.typing import ArrayLike
+
+from fedlib.experiments.auction_walkthrough import (
+    PaymentBreakdown,
+    UtilityCurve,
+    payment_breakdown,
+    utility_curve,
+    worker_label,
+)
+from fedlib.mechanism import Auction, Instance, select
+from fedlib.viz.auction import payments_figure, selection_figure, utility_figure
+
+_LAYOUT = widgets.Layout(width="640px")
+_STYLE = {"description_width": "190px"}
+
+
+def _numbers(text: str, name: str) -> np.ndarray:
+    """Parse a comma- or space-separated list of numbers."""
+    parts = [p for p in text.replace(",", " ").split() if p]
+    if not parts:
+        raise ValueError(f"{name}: enter at least one number")
+    try:
+        return np.array([float(p) for p in parts])
+    except ValueError:
+        raise ValueError(f"{name}: {text!r} is not a list of numbers") from None
+
+
+def _fmt(values: ArrayLike) -> str:
+    return ", ".join(f"{v:.4g}" for v in np.asarray(values, dtype=float))
+
+
+def _redraw(output: widgets.Output, *figures) -> None:
+    output.clear_output(wait=True)
+    with output:
+        for fig in figures:
+            display(fig)
+
+
+# --------------------------------------------------------------------------------------------
+# The auction explorer
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class AuctionView:
+    """What :class:`AuctionExplorer` shows: the auction and its payments, or an input error.
+
+    Bids are taken as the true costs (truthful workers), so utilities are ``p - b``.
+    """
+
+    auction: Auction | None
+    payments: PaymentBreakdown | None
+    error: str | None = None
+
+    @property
+    def winners(self) -> list[int]:
+        """Selected workers (0-based), in selection order."""
+        return [] if self.auction is None else [int(i) for i in self.auction.winners]
+
+    @property
+    def budget_used(self) -> float:
+        """Total ex-post payment."""
+        return float("nan") if self.payments is None else self.payments.budget_used_ex_post
+
+    @property
+    def budget_used_ex_ante(self) -> float:
+        """Total ex-ante payment ``sum p_up``."""
+        return float("nan") if self.payments is None else self.payments.budget_used_ex_ante
+
+    @property
+    def utilities(self) -> np.ndarray:
+        """Ex-post utilities ``p - b`` of every worker (0 for losers)."""
+        return np.zeros(0) if self.payments is None else self.payments.utility_ex_post
+
+    @property
+    def honest(self) -> np.ndarray:
+        """Winners with ``re >= Re``."""
+        return np.zeros(0, bool) if self.payments is None else self.payments.honest
+
+    @property
+    def dishonest(self) -> np.ndarray:
+        """Winners with ``re < Re``."""
+        return np.zeros(0, bool) if self.payments is None else self.payments.dishonest
+
+
+class AuctionExplorer:
+    """Run Algorithm 1 on editable workers and show whom it selects and what it pays.
+
+    Controls: ``budget`` (slider), ``bids``, ``Re`` (accumulated reputations before the task)
+    and ``re`` (internal reputations realised in the task) as comma-separated lists, one number
+    per worker. Every change redraws the selection figure and the payments figure, and the
+    summary reports the budget used ex ante and ex post, every winner's utility and whether it
+    was honest (``re >= Re``). Bids are taken as true costs.
+
+    Parameters
+    ----------
+    bids, Re, re : array_like
+        Initial values, one per worker.
+    budget : float
+        Initial budget.
+    budget_max : float, optional
+        Right end of the budget slider; default ``1.5 * sum(bids)``.
+    """
+
+    def __init__(self, bids: ArrayLike, Re: ArrayLike, re: ArrayLike, budget: float,
+                 budget_max: float | None = None) -> None:
+        bids = np.asarray(bids, dtype=float)
+        top = float(budget_max if budget_max is not None else 1.5 * bids.sum())
+        top = max(top, float(budget))
+        self.budget = widgets.FloatSlider(value=float(budget), min=top / 200, max=top,
+                                          step=top / 200, description="budget B",
+                                          continuous_update=False, readout_format=".3g",
+                                          layout=_LAYOUT, style=_STYLE)
+        self.bids = widgets.Text(value=_fmt(bids), description="bids b (= true costs)",
+                                 continuous_update=False, layout=_LAYOUT, style=_STYLE)
+        self.Re = widgets.Text(value=_fmt(Re), description="Re (before the task)",
+                               continuous_update=False, layout=_LAYOUT, style=_STYLE)
+        self.re = widgets.Text(value=_fmt(re), description="re (realised in the task)",
+                               continuous_update=False, layout=_LAYOUT, style=_STYLE)
+        self.summary = widgets.HTML()
+        self.output = widgets.Output()
+        for control in (self.budget, self.bids, self.Re, self.re):
+            control.observe(lambda _change: self.update(), names="value")
+        self.widget = widgets.VBox([self.budget, self.bids, self.Re, self.re, self.summary,
+                                    self.output])
+        self.result = self.update()
+
+    def compute(self) -> AuctionView:
+        """The auction and payments for the controls' current values (no drawing)."""
+        try:
+            bids = _numbers(self.bids.value, "bids")
+            Re = _numbers(self.Re.value, "Re")
+            re = _numbers(self.re.value, "re")
+            if not bids.size == Re.size == re.size:
+                raise ValueError(f"bids, Re and re need one number per worker: got {bids.size}, "
+                                 f"{Re.size} and {re.size}")
+            auction = select(bids, Re, self.budget.value)
+            return AuctionView(auction, payment_breakdown(auction, re))
+        except ValueError as err:
+            return AuctionView(None, None, str(err))
+
+    def _summary_html(self, view: AuctionView) -> str:
+        if view.error is not None:
+            return f'<p style="color:#b00020"><b>Input error:</b> {html.escape(view.error)}</p>'
+        a, p = view.auction, view.payments
+        assert a is not None and p is not None
+
+        def names(mask: np.ndarray) -> str:
+            return ", ".join(worker_label(i) for i in a.winners if mask[i]) or "-"
+
+        head = (f"<p><b>{a.k}</b> selected: {names(a.selected)}; &rho;* = {a.rho_star:.4g}. "
+                f"Budget used: <b>{p.budget_used_ex_post:.4g}</b> of {a.budget:.4g} ex post "
+                f"({p.budget_used_ex_ante:.4g} if paid ex ante). Honest winners: "
+                f"{names(p.honest)}; dishonest: {names(p.dishonest)}.</p>")
+        return head + p.table()._repr_html_()
+
+    def update(self) -> AuctionView:
+        """Recompute, redraw, and return the :class:`AuctionView`."""
+        view = self.compute()
+        self.summary.value = self._summary_html(view)
+        if view.auction is None:
+            self.output.clear_output()
+        else:
+            _redraw(self.output, selection_figure(view.auction), payments_figure(view.payments))
+        self.result = view
+        return view
+
+
+# --------------------------------------------------------------------------------------------
+# The utility-against-bid explorer
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class UtilityView:
+    """What :class:`UtilityExplorer` shows: one worker's utility curves, ex post and ex ante."""
+
+    ex_post: UtilityCurve
+    ex_ante: UtilityCurve
+
+    @property
+    def honest(self) -> bool:
+        """``re >= Re`` for the worker."""
+        return self.ex_post.honest
+
+    @property
+    def gain(self) -> float:
+        """What the worker gains by its best misreport under ex-post payment (>= 0)."""
+        return self.ex_post.gain
+
+    @property
+    def ex_ante_gain(self) -> float:
+        """The same under ex-ante payment (0: truthful)."""
+        return self.ex_ante.gain
+
+
+class UtilityExplorer:
+    """Plot one worker's utility against its bid, the others' bids and ``re`` held fixed.
+
+    Controls: ``worker`` (which worker bids), its true ``cost`` and its realised ``re`` (set
+    ``re`` below ``Re`` to make it dishonest), and the ``budget``. The plot shows the utility
+    under the paper's ex-post payment and under the ex-ante variant, with the true cost and the
+    critical bid marked; the caption says whether a lie pays.
+
+    Parameters
+    ----------
+    instance : Instance
+        Workers (their costs are their truthful bids), ``Re``, ``re`` and the budget.
+    worker : int
+        The initially selected worker (0-based).
+    """
+
+    def __init__(self, instance: Instance, worker: int = 0) -> None:
+        self.instance = instance
+        n = instance.n
+        self.worker = widgets.Dropdown(options=[(f"worker {worker_label(i)}", i)
+                                                for i in range(n)], value=int(worker),
+                                       description="worker", layout=_LAYOUT, style=_STYLE)
+        cost_top = float(2 * max(instance.costs.max(), instance.budget / max(n, 1)))
+        re_top = float(max(1.0, 1.5 * instance.Re.max(), instance.re.max()))
+        self.cost = widgets.FloatSlider(min=0.0, max=cost_top, step=cost_top / 400,
+                                        description="its true cost c", readout_format=".3g",
+                                        continuous_update=False, layout=_LAYOUT, style=_STYLE)
+        self.re = widgets.FloatSlider(min=0.0, max=re_top, step=re_top / 200,
+                                      description="its realised re", readout_format=".3g",
+                                      continuous_update=False, layout=_LAYOUT, style=_STYLE)
+        b_top = float(max(2 * instance.budget, instance.costs.sum()))
+        self.budget = widgets.FloatSlider(value=instance.budget, min=b_top / 200, max=b_top,
+                                          step=b_top / 200, description="budget B",
+                                          readout_format=".3g", continuous_update=False,
+                                          layout=_LAYOUT, style=_STYLE)
+        self.summary = widgets.HTML()
+        self.output = widgets.Output()
+        self._quiet = True
+        self._load_worker()
+        self.worker.observe(self._on_worker, names="value")
+        for control in (self.cost, self.re, self.budget):
+            control.observe(lambda _change: self._maybe_update(), names="value")
+        self._quiet = False
+        self.widget = widgets.VBox([self.worker, self.cost, self.re, self.budget, self.summary,
+                                    self.output])
+        self.result = self.update()
+
+    def _load_worker(self) -> None:
+        i = self.worker.value
+        self.cost.value = float(self.instance.costs[i])
+        self.re.value = float(self.instance.re[i])
+
+    def _on_worker(self, _change) -> None:
+        self._quiet = True
+        try:
+            self._load_worker()
+        finally:
+            self._quiet = False
+        self.update()
+
+    def _maybe_update(self) -> None:
+        if not self._quiet:
+            self.update()
+
+    def current_instance(self) -> Instance:
+        """The instance with the controls' cost, ``re`` and budget (truthful bids)."""
+        i = self.worker.value
+        costs = self.instance.costs.copy()
+        costs[i] = self.cost.value
+        re = self.instance.re.copy()
+        re[i] = self.re.value
+        return Instance(costs, self.instance.Re, self.budget.value, re, costs,
+                        self.instance.seed)
+
+    def compute(self) -> UtilityView:
+        """Both utility curves for the current controls (no drawing)."""
+        inst = self.current_instance()
+        i = self.worker.value
+        post = utility_curve(inst, i, "ours")
+        ante = utility_curve(inst, i, "rrafl", bids=post.bids)
+        return UtilityView(post, ante)
+
+    def update(self) -> UtilityView:
+        """Recompute, redraw, and return the :class:`UtilityView`."""
+        view = self.compute()
+        c = view.ex_post
+        Re_i = float(c.instance.Re[c.worker])
+        verdict = (f"a lie pays: bidding above {c.critical_bid:.4g} to lose gains "
+                   f"{view.gain:.4g}" if view.gain > 0 else "no lie pays: the true cost is a "
+                   "best bid")
+        self.summary.value = (
+            f"<p>Worker {worker_label(c.worker)} is <b>{'honest' if c.honest else 'dishonest'}"
+            f"</b> (re = {c.instance.re[c.worker]:.4g}, Re = {Re_i:.4g}). Truthful utility "
+            f"{c.truthful_utility:.4g} ex post, {view.ex_ante.truthful_utility:.4g} ex ante; "
+            f"ex post, {html.escape(verdict)}; ex ante, the best lie gains "
+            f"{view.ex_ante_gain:.4g}.</p>")
+        _redraw(self.output, utility_figure([c], ex_ante=[view.ex_ante]))
+        self.result = view
+        return view

@@ -1,0 +1,227 @@
+"""Figures of the contribution chapter: Eqs. (2)-(3) on a toy P, on real models, Figures 2-3.
+
+Every function is pure and returns a new :class:`matplotlib.figure.Figure` (or, for
+:func:`contribution_table`, a string).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
+
+from fedlib.experiments.contribution_checks import case1_trend, case2_stand_out, per_seed
+from fedlib.mechanism.contribution import P_FLOOR, contributions, sample_weights
+
+#: Display names and colours of the per-worker measures of a contribution record.
+MEASURES = {
+    "contribution": ("ours (weighted samples)", "#0072B2"),
+    "benchmark": ("benchmark (equal weights)", "#E69F00"),
+    "local_acc": ("local model accuracy", "#009E73"),
+}
+#: Short names of the measures, for crowded axes.
+SHORT = {"contribution": "ours", "benchmark": "benchmark", "local_acc": "local\naccuracy"}
+
+
+def _names(prefix: str, n: int, names: Sequence[str] | None) -> list[str]:
+    if names is None:
+        return [f"{prefix}{i}" for i in range(n)]
+    if len(names) != n:
+        raise ValueError(f"expected {n} names, got {len(names)}")
+    return list(names)
+
+
+def contribution_table(P: ArrayLike, workers: Sequence[str] | None = None,
+                       samples: Sequence[str] | None = None, digits: int = 3) -> str:
+    """Eqs. (2)-(3) laid out as a text table a reader can check by hand.
+
+    Rows: each worker's ``P_ij``, then the column sums of ``-ln P_ij``, the weights ``w_j``
+    (Eq. (2)) and the uniform weights; the last columns give each worker's contribution with
+    the weights of Eq. (2) (ours) and with equal weights (the benchmark).
+    """
+    p = np.asarray(P, dtype=float)
+    k, m = p.shape
+    wn, sn = _names("worker ", k, workers), _names("s", m, samples)
+    w = sample_weights(p)
+    ours, equal = contributions(p), contributions(p, weighted=False)
+    surprise = -np.log(np.clip(p, P_FLOOR, 1.0)).sum(axis=0)
+    label = max(len(x) for x in [*wn, "sum_i -ln P_ij", "w_j (Eq. 2)"]) + 2
+    cell = max(digits + 4, *(len(s) + 1 for s in sn))
+    header = " " * label + "".join(f"{s:>{cell}}" for s in sn) + "  |  ours   equal"
+    lines = [header, "-" * len(header)]
+    for i in range(k):
+        row = "".join(f"{v:>{cell}.{digits}f}" for v in p[i])
+        lines.append(f"{wn[i]:<{label}}{row}  |  {ours[i]:.{digits}f}  {equal[i]:.{digits}f}")
+    lines.append("-" * len(header))
+    for name, values in (("sum_i -ln P_ij", surprise), ("w_j (Eq. 2)", w),
+                         ("equal weights", np.full(m, 1.0 / m))):
+        lines.append(f"{name:<{label}}" + "".join(f"{v:>{cell}.{digits}f}" for v in values))
+    return "\n".join(lines)
+
+
+def toy_figure(P: ArrayLike, workers: Sequence[str] | None = None,
+               samples: Sequence[str] | None = None) -> Figure:
+    """P as an annotated heat map with the weights of Eq. (2) above it; contributions beside.
+
+    Right panel: each worker's contribution (Eq. (3)) with the weights of Eq. (2) and with
+    equal weights.
+    """
+    p = np.asarray(P, dtype=float)
+    k, m = p.shape
+    wn, sn = _names("worker ", k, workers), _names("s", m, samples)
+    w = sample_weights(p)
+    fig = Figure(figsize=(12, 4.6), layout="constrained")
+    grid = fig.add_gridspec(2, 2, height_ratios=[1, 2.2], width_ratios=[1.4, 1])
+    top, heat, right = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[1, 0]), \
+        fig.add_subplot(grid[:, 1])
+    top.bar(np.arange(m), w, color="#CC79A7", label="w_j, Eq. (2)")
+    top.axhline(1 / m, color="0.3", ls="--", lw=1, label="equal weight 1/m")
+    top.set_xlim(-0.5, m - 0.5)
+    top.set_xticks([])
+    top.set_ylabel("weight", fontsize=10)
+    top.legend(fontsize=8, loc="upper left")
+    top.set_title("Sample weights and P (probability of the true label)", fontsize=12)
+    heat.imshow(p, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    for i in range(k):
+        for j in range(m):
+            heat.text(j, i, f"{p[i, j]:.2f}", ha="center", va="center", fontsize=11,
+                      color="white" if p[i, j] > 0.6 else "black")
+    heat.set_xticks(np.arange(m), sn, fontsize=10)
+    heat.set_yticks(np.arange(k), wn, fontsize=10)
+    heat.set_xlabel("validation sample j", fontsize=11)
+    width = 0.38
+    x = np.arange(k)
+    right.bar(x - width / 2, contributions(p), width, color=MEASURES["contribution"][1],
+              label=MEASURES["contribution"][0])
+    right.bar(x + width / 2, contributions(p, weighted=False), width,
+              color=MEASURES["benchmark"][1], label=MEASURES["benchmark"][0])
+    right.set_xticks(x, wn, fontsize=10)
+    right.set_ylabel("contribution, Eq. (3)", fontsize=11)
+    right.set_title("Contributions", fontsize=12)
+    right.set_ylim(0, 1.0)
+    right.legend(fontsize=9, loc="upper right")
+    right.grid(alpha=0.3, axis="y")
+    return fig
+
+
+def snapshot_figure(dacc: ArrayLike, P: ArrayLike, val_labels: ArrayLike, weights: ArrayLike,
+                    weighted: ArrayLike, equal: ArrayLike, local_acc: ArrayLike,
+                    title: str = "", names: Sequence[str] | None = None) -> Figure:
+    """Eqs. (2)-(3) on one round of real local models.
+
+    Top left: the distribution of the sample weights relative to the equal weight 1/m. Top
+    right: mean weight of the validation samples of each label (relative to 1/m). Bottom:
+    each worker's contribution with and without the weights, and its local model's accuracy.
+    Workers are labelled with ``names`` (default: index and data accuracy).
+    """
+    p, w = np.asarray(P, float), np.asarray(weights, float)
+    labels = np.asarray(val_labels)
+    m = w.size
+    default = [f"{i}\n({a:g})" for i, a in enumerate(np.asarray(dacc, float))]
+    names = default if names is None else _names("", len(default), names)
+    fig = Figure(figsize=(13, 7), layout="constrained")
+    (hist, per_label), (contrib, acc) = fig.subplots(2, 2)
+    hist.hist(w * m, bins=50, color="#CC79A7")
+    hist.axvline(1.0, color="0.3", ls="--", lw=1, label="equal weight")
+    hist.set_yscale("log")
+    hist.set_xlabel("w_j x m (1 = equal weight)", fontsize=11)
+    hist.set_ylabel("validation samples", fontsize=11)
+    hist.set_title(f"Sample weights of {m} validation samples", fontsize=12)
+    hist.legend(fontsize=9)
+    classes = np.arange(int(labels.max()) + 1)
+    mean_w = np.array([w[labels == c].mean() * m if np.any(labels == c) else 0 for c in classes])
+    per_label.bar(classes, mean_w, color="#CC79A7")
+    per_label.axhline(1.0, color="0.3", ls="--", lw=1)
+    per_label.set_xticks(classes)
+    per_label.set_xlabel("true label of the validation sample", fontsize=11)
+    per_label.set_ylabel("mean w_j x m", fontsize=11)
+    per_label.set_title("Which labels are hard for these models", fontsize=12)
+    x = np.arange(p.shape[0])
+    width = 0.38
+    contrib.bar(x - width / 2, weighted, width, color=MEASURES["contribution"][1],
+                label=MEASURES["contribution"][0])
+    contrib.bar(x + width / 2, equal, width, color=MEASURES["benchmark"][1],
+                label=MEASURES["benchmark"][0])
+    contrib.set_xticks(x, names, fontsize=9)
+    contrib.set_xlabel("worker", fontsize=11)
+    contrib.set_ylabel("contribution, Eq. (3)", fontsize=11)
+    contrib.set_title("Contributions (before max-normalisation)", fontsize=12)
+    contrib.set_ylim(0, 1.3 * max(np.max(weighted), np.max(equal)))
+    contrib.legend(fontsize=9, ncols=2, loc="upper center")
+    acc.bar(x, local_acc, color=MEASURES["local_acc"][1])
+    acc.set_xticks(x, names, fontsize=9)
+    acc.set_xlabel("worker", fontsize=11)
+    acc.set_ylabel("test accuracy", fontsize=11)
+    acc.set_title("Local model accuracy", fontsize=12)
+    for ax in (hist, per_label, contrib, acc):
+        ax.grid(alpha=0.3)
+    if title:
+        fig.suptitle(title, fontsize=13)
+    return fig
+
+
+def case_worker_names(case: int, dacc: Sequence[float]) -> list[str]:
+    """Tick labels of a case's workers: data accuracy (Case 1) or the label it lacks (Case 2)."""
+    if case == 1:
+        return [f"{a:g}" for a in dacc]
+    return ["0: all"] + [f"{k}: no {k}" for k in range(1, len(dacc))]
+
+
+def _worker_labels(records: Sequence[Mapping[str, Any]], case: int) -> list[str]:
+    return case_worker_names(case, next(r for r in records if r["case"] == case)["dacc"])
+
+
+def case_figure(records: Iterable[Mapping[str, Any]], case: int,
+                metrics: Sequence[str] = tuple(MEASURES)) -> Figure:
+    """Figure 2 (``case=1``) or Figure 3 (``case=2``) with the spread over seeds.
+
+    One panel per measure (mean over seeds with a +-1 standard deviation band, each seed as a
+    faint dot; each panel has its own y scale), and a last panel with the statistic the chapter
+    checks: Case 1, Spearman's correlation between the measure and the data accuracy; Case 2,
+    how far worker 0 stands out (margin over the others' mean in units of their standard
+    deviation). Dots are seeds, bars their mean.
+    """
+    records = list(records)
+    n_panels = len(metrics) + 1
+    fig = Figure(figsize=(4.1 * n_panels, 4.2), layout="constrained")
+    axes = fig.subplots(1, n_panels)
+    labels = _worker_labels(records, case)
+    x = np.arange(len(labels))
+    for ax, metric in zip(axes, metrics, strict=False):
+        name, color = MEASURES.get(metric, (metric, "0.3"))
+        values = per_seed(records, case, metric)
+        mean, std = values.mean(axis=0), values.std(axis=0)
+        for row in values:
+            ax.plot(x, row, ".", color=color, alpha=0.35, ms=5)
+        ax.fill_between(x, mean - std, mean + std, color=color, alpha=0.2)
+        ax.plot(x, mean, "o-", color=color, lw=2, ms=5)
+        if case == 2:
+            ax.plot([0], [mean[0]], "o", ms=12, mfc="none", mec="black", mew=1.5)
+        ax.set_xticks(x, labels, fontsize=9, rotation=0 if case == 1 else 45)
+        ax.set_xlabel("worker's data accuracy" if case == 1 else "worker's labels", fontsize=10)
+        ax.set_title(name, fontsize=11)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("value (mean +- std over seeds)", fontsize=10)
+    stat = axes[-1]
+    for i, metric in enumerate(metrics):
+        name, color = MEASURES.get(metric, (metric, "0.3"))
+        v = case1_trend(records, metric).rho if case == 1 else case2_stand_out(records, metric)
+        stat.bar(i, v.mean(), color=color, alpha=0.6)
+        stat.plot(np.full(v.size, i), v, "k.", ms=6)
+    stat.set_xticks(np.arange(len(metrics)), [SHORT.get(m, m) for m in metrics], fontsize=9)
+    stat.axhline(0, color="0.3", lw=1)
+    if case == 1:
+        stat.set_title("Rank correlation with data accuracy", fontsize=11)
+        stat.set_ylabel("Spearman rho (1 = perfectly ordered)", fontsize=10)
+        stat.set_ylim(-1.05, 1.05)
+    else:
+        stat.set_title("How far worker 0 stands out", fontsize=11)
+        stat.set_ylabel("(worker 0 - mean others) / std others", fontsize=10)
+    stat.grid(alpha=0.3, axis="y")
+    fig.suptitle(f"Contribution measurement, Case {case} "
+                 f"({'iid, data accuracy 1.0 to 0.1' if case == 1 else 'non-iid, clean'}; "
+                 f"{len(per_seed(records, case, metrics[0]))} seeds)", fontsize=13)
+    return fig

@@ -1,0 +1,164 @@
+"""Explorers of the contribution chapter: Eqs. (2)-(3) on an editable P, and on real models.
+
+Each explorer has ``.widget`` (display it), its controls as attributes and ``update()``, which
+recomputes, redraws and returns a plain result (see :mod:`fedlib.viz._explorer`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import numpy as np
+from numpy.typing import ArrayLike
+
+from fedlib.experiments.contribution_checks import RoundView, warm_round
+from fedlib.mechanism.contribution import contributions, sample_weights
+from fedlib.viz._explorer import Explorer
+from fedlib.viz.contribution import case_worker_names, snapshot_figure, toy_figure
+
+_STYLE = {"description_width": "120px"}
+
+#: The hand-made P of the chapter: rows are workers A, B, C; columns are validation samples.
+TOY_P = ((0.7, 0.7, 0.7, 0.9, 0.2),
+         (0.9, 0.9, 0.9, 0.2, 0.2),
+         (1.0, 1.0, 1.0, 0.1, 0.2))
+TOY_WORKERS = ("A", "B", "C")
+
+
+@dataclass(frozen=True, eq=False)
+class ToyResult:
+    """What :class:`ToyContributionExplorer` shows: P, the weights and both contributions."""
+
+    P: np.ndarray
+    weights: np.ndarray
+    weighted: np.ndarray
+    equal: np.ndarray
+
+
+class ToyContributionExplorer(Explorer):
+    """Edit P cell by cell and watch the weights (Eq. (2)) and contributions (Eq. (3)).
+
+    ``cells[i][j]`` is the control of ``P[i, j]`` (worker i, validation sample j).
+    """
+
+    def __init__(self, P: ArrayLike = TOY_P, workers: tuple[str, ...] = TOY_WORKERS) -> None:
+        super().__init__()
+        p = np.asarray(P, dtype=float)
+        if p.ndim != 2 or len(workers) != p.shape[0]:
+            raise ValueError("P must be 2-D with one row per worker name")
+        self.workers = workers
+        self.cells = [[widgets.BoundedFloatText(value=float(v), min=0.0, max=1.0, step=0.05,
+                                                layout=widgets.Layout(width="72px"))
+                       for v in row] for row in p]
+        self._watch(*(c for row in self.cells for c in row))
+        header = [widgets.Label("")] + [widgets.Label(f"s{j}") for j in range(p.shape[1])]
+        rows = [widgets.HBox([widgets.Label(f"worker {w}", layout=widgets.Layout(width="72px")),
+                              *row]) for w, row in zip(workers, self.cells, strict=True)]
+        self.widget = widgets.VBox([
+            widgets.HTML("<b>P[i, j]</b>: probability that worker i's model gives sample j its "
+                         "true label (edit any cell)"),
+            widgets.HBox([h if i else widgets.Label("", layout=widgets.Layout(width="72px"))
+                          for i, h in enumerate(header)]),
+            *rows, self.output])
+        self.update()
+
+    @property
+    def P(self) -> np.ndarray:
+        """The matrix the controls currently hold."""
+        return np.array([[c.value for c in row] for row in self.cells], dtype=float)
+
+    def update(self) -> ToyResult:
+        """Recompute Eqs. (2)-(3) for the edited P and redraw."""
+        p = self.P
+        self.result = ToyResult(p, sample_weights(p), contributions(p),
+                                contributions(p, weighted=False))
+        self._show(toy_figure(p, list(self.workers)))
+        return self.result
+
+
+def parse_accuracies(text: str, n_workers: int) -> tuple[float, ...]:
+    """The first ``n_workers`` data accuracies from text such as ``"1.0, 0.9, 0.5"``.
+
+    Raises
+    ------
+    ValueError
+        If a value is not a number in (0, 1] or fewer than ``n_workers`` are given.
+    """
+    parts = [p for p in text.replace(";", " ").replace(",", " ").split() if p]
+    try:
+        values = tuple(float(p) for p in parts)
+    except ValueError:
+        raise ValueError(f"not a list of numbers: {text!r}") from None
+    if len(values) < n_workers:
+        raise ValueError(f"give at least {n_workers} data accuracies, got {len(values)}")
+    if any(not 0 < v <= 1 for v in values[:n_workers]):
+        raise ValueError("every data accuracy must lie in (0, 1]")
+    return values[:n_workers]
+
+
+@dataclass(frozen=True)
+class RealExplorerResult:
+    """What :class:`ContributionExplorer` shows: the round, or why the input was refused."""
+
+    round: RoundView | None
+    error: str = ""
+
+
+class ContributionExplorer(Explorer):
+    """Choose the dataset, the case, the number of workers and their data accuracies; see the
+    sample weights and the contributions of one round of real local models.
+
+    To keep each update to a few seconds on a CPU the explorer uses smaller sets than the
+    paper (``n_samples`` per worker, ``n_val`` validation and ``n_test`` test samples) and
+    ``warmup`` federated rounds before the measured one; results are cached per configuration.
+    """
+
+    def __init__(self, dataset: str = "mnist", case: int = 1, n_workers: int = 10,
+                 accuracies: str = "1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1",
+                 warmup: int = 5, n_samples: int = 1000, n_val: int = 1000,
+                 n_test: int = 1000) -> None:
+        super().__init__()
+        self.sizes = {"n_samples": n_samples, "n_val": n_val, "n_test": n_test}
+        self.dataset = widgets.Dropdown(options=[("MNIST (MLP)", "mnist"),
+                                                 ("Fashion-MNIST (LeNet-5)", "fashion")],
+                                        value=dataset, description="dataset", style=_STYLE)
+        self.case = widgets.Dropdown(options=[("Case 1: iid, noisy labels", 1),
+                                              ("Case 2: non-iid, clean labels", 2)],
+                                     value=case, description="case", style=_STYLE)
+        self.n_workers = widgets.IntSlider(value=n_workers, min=3, max=10,
+                                           description="workers", style=_STYLE)
+        self.accuracies = widgets.Text(value=accuracies, continuous_update=False,
+                                       description="data accuracies",
+                                       layout=widgets.Layout(width="640px"), style=_STYLE)
+        self.warmup = widgets.IntSlider(value=warmup, min=0, max=9,
+                                        description="warm-up rounds", style=_STYLE)
+        self._watch(self.dataset, self.case, self.n_workers, self.accuracies, self.warmup)
+        self.widget = widgets.VBox([
+            widgets.HBox([self.dataset, self.case]),
+            widgets.HBox([self.n_workers, self.warmup]),
+            self.accuracies,
+            widgets.HTML(f"<small>{n_samples} samples per worker, {n_val} validation samples; "
+                         "Case 2 ignores the accuracies (all labels are clean).</small>"),
+            self.output])
+        self.update()
+
+    def update(self) -> RealExplorerResult:
+        """Train (or fetch from the cache) and redraw."""
+        n, case = int(self.n_workers.value), int(self.case.value)
+        try:
+            daccs = parse_accuracies(self.accuracies.value, n) if case == 1 else (1.0,) * n
+        except ValueError as err:
+            self.result = RealExplorerResult(None, str(err))
+            self._show(None, f"Cannot compute: {err}")
+            return self.result
+        r = warm_round(self.dataset.value, case, daccs, int(self.warmup.value), **self.sizes)
+        self.result = RealExplorerResult(r)
+        title = (f"{r.dataset}, Case {case}, {n} workers, after {int(self.warmup.value)} "
+                 "warm-up rounds")
+        self._show(snapshot_figure(r.dacc, r.P, r.val_labels, r.weights, r.weighted, r.equal,
+                                   r.local_acc, title,
+                                   [f"{i}\n{s}" for i, s in enumerate(
+                                       case_worker_names(case, r.dacc))] if case == 1 else
+                                   case_worker_names(case, r.dacc)))
+        return self.result

@@ -1,0 +1,207 @@
+"""Figures 4-5: the ex-post utility of unit payments of every mechanism, with its spread.
+
+Pure functions of :class:`~fedlib.experiments.auction_sweeps.SweepResult` objects returning
+:class:`matplotlib.figure.Figure`: a line per mechanism at the median over the trials and a
+shaded band between the quartiles.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from fedlib.experiments.auction_sweeps import ClaimCheck, Per, SweepResult, summarize
+from fedlib.mechanism import MECHANISMS
+
+#: Line style of each mechanism: (colour, marker, line style, line width).
+STYLES: dict[str, tuple[str, str, str, float]] = {
+    "ours": ("#d62728", "o", "-", 2.8),
+    "rrafl": ("#ff7f0e", "s", "--", 1.8),
+    "vanilla": ("#7f7f7f", "v", "-", 1.5),
+    "proportional_share": ("#9467bd", "D", "-", 1.5),
+    "bid_greedy": ("#2ca02c", "^", "-", 1.5),
+    "reputation_greedy": ("#1f77b4", "P", "-", 1.8),
+    "approx_optimal": ("#000000", "*", ":", 1.8),
+    "approx_optimal_exact": ("#8c564b", "X", ":", 1.5),
+}
+# RRAFL's dashed line above ours: in the per-budget reading the two coincide.
+_ZORDER = {"ours": 3, "rrafl": 4}
+#: Which of the paper's figures each sweep reproduces.
+FIGURE = {"budget": "4", "workers": "5"}
+#: y-axis label of each reading of the metric.
+READINGS: dict[str, str] = {
+    "payment": r"per unit paid: $\Sigma_{i \in S}\, re_i \;/\; \Sigma_i\, p_i$",
+    "budget": r"per unit of budget: $\Sigma_{i \in S}\, re_i \;/\; B$",
+}
+
+
+def _style(name: str) -> tuple[str, str, str, float]:
+    return STYLES.get(name, ("#17becf", ".", "-", 1.5))
+
+
+def _setting(result: SweepResult) -> str:
+    c = result.config
+    fixed = f"$n$ = {c.n_workers}" if result.sweep == "budget" else f"$B$ = {c.budget:g}"
+    return f"{fixed}, {result.trials} trials per point"
+
+
+def plot_sweep(ax: Axes, result: SweepResult, per: Per | None = None,
+               quantity: str = "metric", mechanisms: Sequence[str] | None = None,
+               band: bool = True, fontsize: float = 12) -> None:
+    """Draw the median (line) and interquartile band of every mechanism on ``ax``.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    result : SweepResult
+    per : {"payment", "budget"}, optional
+        Reading of the metric (default: the result's).
+    quantity : {"metric", "winners", "budget_used"}
+        What to plot (see :func:`~fedlib.experiments.auction_sweeps.summarize`).
+    mechanisms : sequence of str, optional
+        A subset to draw (default: all of the result's).
+    band : bool
+        Shade the interquartile range.
+    fontsize : float
+        Size of the axis label; tick labels are one point smaller.
+    """
+    summary = summarize(result, per, quantity)  # type: ignore[arg-type]
+    for name in mechanisms or result.mechanisms:
+        a = result.index(name)
+        colour, marker, line, width = _style(name)
+        ax.plot(result.xs, summary.median[a], color=colour, marker=marker, linestyle=line,
+                linewidth=width, markersize=6 if name != "approx_optimal" else 9,
+                label=MECHANISMS[name].label, zorder=_ZORDER.get(name, 2))
+        if band:
+            ax.fill_between(result.xs, summary.q25[a], summary.q75[a], color=colour,
+                            alpha=0.13, linewidth=0)
+    ax.set_xlabel(result.x_label, fontsize=fontsize)
+    ax.grid(True, alpha=0.3)
+    ax.tick_params(labelsize=fontsize - 1)
+
+
+def _legend(fig: Figure, ax: Axes, ncol: int = 4) -> None:
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=11.5,
+               frameon=False)
+
+
+def sweep_figure(result: SweepResult, per: Per | None = None, title: str | None = None,
+                 mechanisms: Sequence[str] | None = None) -> Figure:
+    """One sweep (our Figure 4 or 5): metric against the varied quantity, every mechanism.
+
+    Parameters
+    ----------
+    result : SweepResult
+    per : {"payment", "budget"}, optional
+        Reading of the metric (default: the result's).
+    title : str, optional
+        Default: what is plotted and the setting (fixed n or B, trials).
+    mechanisms : sequence of str, optional
+        A subset to draw.
+    """
+    reading = per or result.per
+    fig = Figure(figsize=(8.5, 5.8), layout="constrained")
+    ax = fig.subplots()
+    plot_sweep(ax, result, reading, mechanisms=mechanisms, fontsize=12.5)
+    ax.set_ylabel(READINGS[reading], fontsize=12.5)
+    what = "budget" if result.sweep == "budget" else "number of workers"
+    ax.set_title(title or f"Ex-post utility of unit payments against the {what}\n"
+                 f"({_setting(result)}; line: median, band: quartiles)", fontsize=13)
+    _legend(fig, ax)
+    return fig
+
+
+def readings_figure(budget_result: SweepResult, worker_result: SweepResult,
+                    mechanisms: Sequence[str] | None = None) -> Figure:
+    """Both sweeps (columns) in both readings of the metric (rows): per unit paid and per unit
+    of budget."""
+    fig = Figure(figsize=(10.5, 9), layout="constrained")
+    axes = fig.subplots(2, 2, sharex="col")
+    for row, reading in enumerate(("payment", "budget")):
+        for col, result in enumerate((budget_result, worker_result)):
+            ax = axes[row, col]
+            plot_sweep(ax, result, reading, mechanisms=mechanisms)
+            ax.set_title(f"per {reading}: {_setting(result)}", fontsize=12)
+            if col == 0:
+                ax.set_ylabel(READINGS[reading], fontsize=12)
+            if row == 0:
+                ax.set_xlabel("")
+    fig.suptitle("The two readings of the paper's metric (line: median, band: quartiles)",
+                 fontsize=14)
+    _legend(fig, axes[0, 0])
+    return fig
+
+
+def spending_figure(result: SweepResult, mechanisms: Sequence[str] | None = None) -> Figure:
+    """What lies behind the metric: how many workers are selected, how much of the budget is
+    paid, how much ``re`` the selected set holds per unit of true cost, and the markup (total
+    payment over the winners' true costs). Per unit paid, metric = re per cost / markup."""
+    fig = Figure(figsize=(10.5, 9), layout="constrained")
+    axes = fig.subplots(2, 2, sharex=True)
+    panels = (("winners", "winners $|S|$", "Workers selected"),
+              ("budget_used", "total payment / $B$", "Share of the budget paid out"),
+              ("re_per_cost", r"$\Sigma_{i \in S}\, re_i \;/\; \Sigma_{i \in S}\, c_i$",
+               "Quality of the selected set: re per unit of true cost"),
+              ("markup", r"$\Sigma_i\, p_i \;/\; \Sigma_{i \in S}\, c_i$",
+               "Markup: payment per unit of true cost"))
+    for ax, (quantity, ylabel, title) in zip(axes.flat, panels, strict=True):
+        plot_sweep(ax, result, quantity=quantity, mechanisms=mechanisms)
+        ax.set_ylabel(ylabel, fontsize=12)
+        ax.set_title(title, fontsize=12)
+    for ax in axes[0]:
+        ax.set_xlabel("")
+    fig.suptitle(f"Selection and spending ({_setting(result)};\nline: median, band: quartiles)",
+                 fontsize=14)
+    _legend(fig, axes[0, 0])
+    return fig
+
+
+def _code(text: str) -> str:
+    """HTML-escape ``text`` and turn its reStructuredText ````literals```` into <code>."""
+    return re.sub(r"``(.+?)``", r"<code>\1</code>", html.escape(text, quote=False))
+
+
+def mechanism_table_html(rows: Sequence[Mapping[str, str]]) -> str:
+    """An HTML table of :func:`~fedlib.experiments.auction_sweeps.mechanism_table` rows."""
+    head = "".join(f"<th style='text-align:left'>{h}</th>"
+                   for h in ("Mechanism", "Knows", "Claims (registry)", "Selection and payment"))
+    body = "".join(
+        "<tr>" + "".join(f"<td style='text-align:left;vertical-align:top'>{_code(v)}</td>"
+                         for v in (r["label"], r["knows"], r["claims"].replace("_", " "),
+                                   r["rule"] or r["summary"])) + "</tr>"
+        for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def claims_table_html(checks: Sequence[ClaimCheck]) -> str:
+    """An HTML table of :func:`~fedlib.experiments.auction_sweeps.check_claims` results:
+    per claim and figure, the share of points where the medians agree with the claim, the
+    share of single trials that do, the share of ties, and the verdict. The reading of the
+    metric is a column when the checks mix readings, else the table's caption."""
+    readings = sorted({c.per for c in checks})
+    mixed = len(readings) > 1
+    cell = "style='text-align:{};padding:2px 10px'"
+    columns = [("Claim", "left"), ("Figure", "left"), ("Reading", "left"),
+               ("Medians agree", "right"), ("Trials agree", "right"), ("Ties", "right"),
+               ("Verdict", "left")]
+    if not mixed:
+        columns.pop(2)
+    head = "".join(f"<th {cell.format(a)}>{h}</th>" for h, a in columns)
+    rows = []
+    for c in checks:
+        values = [html.escape(c.claim), FIGURE[c.sweep], f"per {c.per}",
+                  f"{c.median_share:.0%}", f"{c.instance_share:.1%}", f"{c.tie_share:.1%}",
+                  c.verdict]
+        if not mixed:
+            values.pop(2)
+        rows.append("<tr>" + "".join(f"<td {cell.format(a)}>{v}</td>"
+                                     for v, (_, a) in zip(values, columns, strict=True))
+                    + "</tr>")
+    caption = "" if mixed or not readings else \
+        f"<caption>Reading of the metric: per {readings[0]}</caption>"
+    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -1,0 +1,148 @@
+"""An explorer for Figure 4: vary the budget range, the workers and the trials, and redraw."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import numpy as np
+from IPython.display import display
+from matplotlib.figure import Figure
+
+from fedlib.experiments.auction_sweeps import (
+    Summary,
+    SweepResult,
+    WorkerDistribution,
+    budget_exceeded,
+    budget_sweep,
+    summarize,
+)
+from fedlib.viz.mechanisms import sweep_figure
+
+
+@dataclass(frozen=True, eq=False)
+class ExplorerResult:
+    """What one :meth:`MechanismExplorer.update` computed.
+
+    Attributes
+    ----------
+    result : SweepResult or None
+        The budget sweep (None if the controls described an impossible setting).
+    summary : Summary or None
+        Medians and quartiles in the chosen reading.
+    over_budget : dict
+        Instances over budget per mechanism (all zero for the paper's mechanisms).
+    figure : Figure or None
+    error : str or None
+        Why nothing was computed.
+    """
+
+    result: SweepResult | None
+    summary: Summary | None
+    over_budget: dict[str, int]
+    figure: Figure | None
+    error: str | None = None
+
+
+class MechanismExplorer:
+    """Figure 4 with its knobs: budget range, number of workers, the workers' distribution
+    (reputation range, bid spread, how far ``re`` strays from ``Re``), trials and the reading.
+
+    ``widget`` is the container to display; the controls are attributes; every change reruns
+    the sweep (:meth:`update`) and redraws ``output``. The default figure is drawn on creation.
+    """
+
+    def __init__(self, budget_range: tuple[float, float] = (25.0, 250.0), points: int = 10,
+                 n_workers: int = 100, trials: int = 50, seed: int = 0) -> None:
+        paper = WorkerDistribution()
+        style = {"description_width": "115px"}
+        layout = widgets.Layout(width="325px")
+        common = {"style": style, "layout": layout, "continuous_update": False}
+        self.budget_range = widgets.FloatRangeSlider(
+            value=budget_range, min=5.0, max=500.0, step=5.0, description="budget range B",
+            readout_format=".0f", **common)
+        self.points = widgets.IntSlider(value=points, min=2, max=20,
+                                        description="budgets in range", **common)
+        self.n_workers = widgets.IntSlider(value=n_workers, min=5, max=300, step=5,
+                                           description="workers n", **common)
+        self.Re_range = widgets.FloatRangeSlider(
+            value=(paper.Re_low, paper.Re_high), min=0.0, max=1.0, step=0.05,
+            description="Re range", readout_format=".2f", **common)
+        self.bid_spread = widgets.FloatSlider(
+            value=paper.bid_spread, min=0.0, max=3.2, step=0.1,
+            description="bid spread", readout_format=".1f", **common)
+        self.re_noise = widgets.FloatSlider(value=paper.re_noise, min=0.0, max=0.5, step=0.05,
+                                            description="re - Re at most", readout_format=".2f",
+                                            **common)
+        self.trials = widgets.IntSlider(value=trials, min=1, max=500, step=1,
+                                        description="trials per point", **common)
+        self.reading = widgets.ToggleButtons(
+            options=[("per unit paid", "payment"), ("per unit of budget", "budget")],
+            value="payment", description="reading", style=style)
+        self.seed = widgets.BoundedIntText(value=seed, min=0, max=2**31 - 1,
+                                           description="seed", style=style,
+                                           layout=widgets.Layout(width="260px"))
+        self.status = widgets.HTML()
+        self.output = widgets.Output()
+        controls = (self.budget_range, self.points, self.n_workers, self.Re_range,
+                    self.bid_spread, self.re_noise, self.trials, self.reading, self.seed)
+        for control in controls:
+            control.observe(self._changed, names="value")
+        note = widgets.HTML(
+            "<small>Workers: Re ~ U[Re range]; bid ~ U[10/3 Re + 5/3 -/+ spread/2] (the "
+            "paper: spread 2); re ~ U[Re -/+ stray] clipped to [0, 1]. Defaults are the "
+            "paper's.</small>")
+        self.widget = widgets.VBox([
+            widgets.HBox([widgets.VBox([self.budget_range, self.points, self.n_workers,
+                                        self.trials]),
+                          widgets.VBox([self.Re_range, self.bid_spread, self.re_noise,
+                                        self.seed])]),
+            self.reading, note, self.status, self.output])
+        self.last: ExplorerResult | None = None
+        self._cache: tuple[tuple, SweepResult] | None = None
+        self.update()
+
+    def _changed(self, change: dict) -> None:
+        self.update()
+
+    def distribution(self) -> WorkerDistribution:
+        """The worker distribution the controls describe (raises ValueError if impossible)."""
+        low, high = self.Re_range.value
+        return WorkerDistribution(Re_low=float(low), Re_high=float(high),
+                                  re_noise=float(self.re_noise.value)).with_bid_spread(
+            float(self.bid_spread.value))
+
+    def budgets(self) -> tuple[float, ...]:
+        """The budgets of the sweep: ``points`` evenly spaced over the range."""
+        low, high = self.budget_range.value
+        return tuple(float(b) for b in np.unique(np.linspace(low, high, self.points.value)))
+
+    def update(self) -> ExplorerResult:
+        """Rerun the sweep for the current controls (reusing it when only the reading changed),
+        redraw, and return what was computed."""
+        try:
+            distribution = self.distribution()
+            key = (self.budgets(), self.n_workers.value, self.trials.value, self.seed.value,
+                   distribution)
+            if self._cache is not None and self._cache[0] == key:
+                result = self._cache[1]
+            else:
+                result = budget_sweep(key[0], key[1], trials=key[2], seed=key[3],
+                                      distribution=distribution)
+                self._cache = (key, result)
+            reading = self.reading.value
+            summary = summarize(result, reading)
+            figure = sweep_figure(result, reading)
+            out = ExplorerResult(result, summary, budget_exceeded(result), figure)
+            self.status.value = (f"<small>{result.trials} trials x {len(result.xs)} budgets x "
+                                 f"{len(result.mechanisms)} mechanisms in "
+                                 f"{result.wall_time_s:.1f} s</small>")
+        except ValueError as error:
+            out = ExplorerResult(None, None, {}, None, str(error))
+            self.status.value = f"<b>Cannot run this setting:</b> {error}"
+        self.last = out
+        self.output.clear_output(wait=True)
+        if out.figure is not None:
+            with self.output:
+                display(out.figure)
+        return out

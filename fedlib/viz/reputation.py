@@ -1,0 +1,309 @@
+"""Figures of the reputation chapter: trust, h, g, alpha, the update, trajectories, aggregation.
+
+Every function is pure: it computes with :mod:`fedlib.mechanism.reputation` (or takes results
+from :mod:`fedlib.experiments.reputation_paths`) and returns a new
+:class:`matplotlib.figure.Figure`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from fedlib.experiments.reputation_paths import (
+    QualityExample,
+    Recovery,
+    ReputationPath,
+    symmetric_changes,
+)
+from fedlib.mechanism.reputation import (
+    BETA1,
+    BETA2,
+    GOMPERTZ_C,
+    THETA,
+    attenuation,
+    g,
+    gompertz_trust,
+    h,
+    trust_input,
+    update_reputation,
+)
+
+#: One colour per scripted worker / series, colour-blind safe (Okabe-Ito).
+COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+
+
+def _style(ax: Axes, title: str, xlabel: str, ylabel: str) -> None:
+    ax.set_title(title, fontsize=12)
+    ax.set_xlabel(xlabel, fontsize=11)
+    ax.set_ylabel(ylabel, fontsize=11)
+    ax.tick_params(labelsize=10)
+    ax.grid(alpha=0.3)
+
+
+def gompertz_curve(x: np.ndarray) -> np.ndarray:
+    """``exp(-exp(-5.5 x))``, the paper's Gompertz curve, on any array of inputs x."""
+    return np.exp(-np.exp(GOMPERTZ_C * np.asarray(x, dtype=float)))
+
+
+def trust_figure(rounds: int = 10, thetas: Sequence[float] = (0.2, THETA, 0.5)) -> Figure:
+    """Trust from the pass/fail counts of one task (Eq. (4) and the Gompertz curve).
+
+    Left: the Gompertz curve over its input x. Right: trust after ``rounds`` checks against the
+    number of failed ones, for several theta (the paper's 0.4 in bold).
+    """
+    fig = Figure(figsize=(11, 4), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    x = np.linspace(-1, 1, 401)
+    left.plot(x, gompertz_curve(x), color=COLORS[0], lw=2)
+    left.axhline(float(gompertz_curve(1.0)), color="0.4", ls=":", lw=1)
+    left.annotate(f"max {float(gompertz_curve(1.0)):.5f} at x = 1", (1, gompertz_curve(1.0)),
+                  xytext=(-0.15, 0.8), fontsize=9, arrowprops={"arrowstyle": "->"})
+    left.plot([0], [np.exp(-1)], "o", color=COLORS[1])
+    left.annotate("x = 0: trust = 1/e", (0, np.exp(-1)), xytext=(0.15, 0.25), fontsize=9,
+                  arrowprops={"arrowstyle": "->"})
+    _style(left, "Gompertz curve: trust = exp(-exp(-5.5 x))", "input x (Eq. 4)", "trust")
+    fails = np.arange(rounds + 1)
+    for i, theta in enumerate(thetas):
+        t = gompertz_trust(rounds - fails, fails, theta)
+        bold = np.isclose(theta, THETA)
+        right.plot(fails, t, "o-", color=COLORS[i % len(COLORS)], lw=2.5 if bold else 1.2,
+                   ms=5, label=f"theta = {theta:g}" + (" (paper)" if bold else ""))
+    right.set_xticks(fails)
+    right.legend(fontsize=9)
+    _style(right, f"Trust after {rounds} checks", "failed checks (of the task's rounds)", "trust")
+    return fig
+
+
+def internal_reputation_figure(rounds: int = 10, fails: Sequence[int] = (0, 1, 2, 3, 4),
+                               theta: float = THETA) -> Figure:
+    """Eq. (5): re = contrib x trust against the contribution, one line per failed-check count."""
+    fig = Figure(figsize=(6.5, 3.8), layout="constrained")
+    ax = fig.subplots()
+    contrib = np.linspace(0, 1, 101)
+    for i, nf in enumerate(fails):
+        trust = float(gompertz_trust(rounds - nf, nf, theta))
+        ax.plot(contrib, contrib * trust, lw=2, color=COLORS[i % len(COLORS)],
+                label=f"{nf} of {rounds} checks failed (trust {trust:.3f})")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=9, loc="upper left")
+    _style(ax, "Internal reputation re = contrib x trust", "task contribution", "re (Eq. 5)")
+    return fig
+
+
+def h_figure() -> Figure:
+    """Eq. (10): h(re) decreasing, and q(re) = h(re) re increasing on [0, 1]."""
+    fig = Figure(figsize=(11, 3.8), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    re = np.linspace(0, 1, 401)
+    left.plot(re, h(re), color=COLORS[0], lw=2)
+    _style(left, "h(re): small re, large weight", "internal reputation re", "h(re)")
+    right.plot(re, h(re) * re, color=COLORS[2], lw=2)
+    _style(right, "q(re) = h(re) re is increasing", "internal reputation re", "q(re)")
+    return fig
+
+
+def g_figure(beta1s: Sequence[float] = (0.25, BETA1, 1.0), beta2: float = BETA2,
+             n_max: int = 15) -> Figure:
+    """Eq. (11): g(n) for several beta1 (the paper's 1/2 in bold), asymptote beta2."""
+    fig = Figure(figsize=(6.5, 3.8), layout="constrained")
+    ax = fig.subplots()
+    n = np.arange(n_max + 1)
+    for i, beta1 in enumerate(beta1s):
+        bold = np.isclose(beta1, BETA1)
+        ax.plot(n, g(n, beta1, beta2), "o-", ms=4, lw=2.5 if bold else 1.2,
+                color=COLORS[i % len(COLORS)],
+                label=f"beta1 = {beta1:g}" + (" (paper)" if bold else ""))
+    ax.axhline(beta2, color="0.4", ls=":", lw=1, label=f"beta2 = {beta2:g} (asymptote)")
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=9)
+    _style(ax, "g(n): a longer streak weighs the past less", "streak length n (n+ or n-)",
+           "g(n)")
+    return fig
+
+
+def alpha_figure(counters: Sequence[tuple[int, int]] = ((1, 0), (5, 0), (0, 1), (0, 5))) -> Figure:
+    """Eq. (12): alpha against re for several (n+, n-) (the counters after the update)."""
+    fig = Figure(figsize=(6.5, 3.8), layout="constrained")
+    ax = fig.subplots()
+    re = np.linspace(0, 1, 401)
+    for i, (plus, minus) in enumerate(counters):
+        a = attenuation(re, np.full(re.shape, plus), np.full(re.shape, minus))
+        ax.plot(re, a, lw=2, color=COLORS[i % len(COLORS)], ls="-" if minus == 0 else "--",
+                label=f"n+ = {plus}, n- = {minus}")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=9)
+    _style(ax, "alpha: weight of the newest internal reputation", "internal reputation re",
+           "alpha (Eq. 12)")
+    return fig
+
+
+def update_figure(Re_prev: float = 0.5, streaks: Sequence[int] = (0, 5)) -> Figure:
+    """Eq. (13): the change ``Re^tau - Re^{tau-1}`` against re, from ``Re^{tau-1} = Re_prev``.
+
+    One curve per good streak ``n+`` before the task (``n- = 0``); the dotted line is the change
+    a plain average (alpha = 1/2) would make.
+    """
+    fig = Figure(figsize=(6.5, 4), layout="constrained")
+    ax = fig.subplots()
+    re = np.linspace(0, 1, 401)
+    prev = np.full(re.shape, float(Re_prev))
+    for i, streak in enumerate(streaks):
+        new, _, _ = update_reputation(prev, re, np.full(re.shape, streak), np.zeros(re.shape, int))
+        ax.plot(re, new - prev, lw=2, color=COLORS[i % len(COLORS)],
+                label=f"good streak before the task: n+ = {streak}")
+    ax.plot(re, 0.5 * (re - prev), ":", color="0.4", label="alpha = 1/2 for comparison")
+    ax.axvline(Re_prev, color="0.6", lw=1)
+    ax.axhline(0, color="0.6", lw=1)
+    ax.legend(fontsize=9, loc="upper left")
+    _style(ax, f"Change of Re in one task, from Re = {Re_prev:g}", "internal reputation re",
+           "Re(new) - Re(old)")
+    return fig
+
+
+def trajectories_figure(paths: Mapping[str, ReputationPath]) -> Figure:
+    """Re (lines) and re (markers) over tasks for named workers, and alpha below."""
+    fig = Figure(figsize=(11, 6.5), layout="constrained")
+    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2, 1])
+    for i, (name, path) in enumerate(paths.items()):
+        color = COLORS[i % len(COLORS)]
+        tasks = np.arange(len(path) + 1)
+        top.plot(tasks, path.Re, lw=2, color=color, label=f"{name}: Re")
+        top.plot(tasks[1:], path.re, "o", ms=4, alpha=0.45, color=color)
+        bottom.plot(tasks[1:], path.alpha, ".-", lw=1.2, color=color, label=name)
+    top.set_ylim(-0.02, 1.02)
+    top.legend(fontsize=9, ncols=2, loc="lower left")
+    _style(top, "Accumulated reputation Re (lines) and internal reputation re (dots)", "",
+           "reputation")
+    bottom.set_ylim(0, 1.02)
+    _style(bottom, "alpha of each update", "task", "alpha")
+    bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
+    return fig
+
+
+def asymmetry_figure(recovery: Recovery, Re_prev: float = 0.5,
+                     streaks: Sequence[int] = (0, 2, 5)) -> Figure:
+    """'Easy to decline and difficult to improve', two ways.
+
+    Left: a good worker's Re around one bad task, with the loss and the good tasks it takes to
+    recover. Right: gain of a good task with ``re = Re_prev + d`` (for several streaks before it)
+    and loss of a bad task with ``re = Re_prev - d``, against d.
+    """
+    fig = Figure(figsize=(12, 4.3), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    path = recovery.path
+    tasks = np.arange(len(path) + 1)
+    left.plot(tasks, path.Re, lw=2, color=COLORS[0], label="Re")
+    left.plot(tasks[1:], path.re, "o", ms=4, alpha=0.45, color=COLORS[0], label="re")
+    bad = int(np.argmin(path.re)) + 1
+    left.annotate("", (bad, recovery.after_bad), (bad, recovery.peak),
+                  arrowprops={"arrowstyle": "->", "color": COLORS[1], "lw": 2})
+    left.text(bad + 0.5, (recovery.peak + recovery.after_bad) / 2,
+              f"one bad task: -{recovery.loss:.3f}", color=COLORS[1], fontsize=10)
+    if recovery.tasks_to_recover > 0:
+        back = bad + recovery.tasks_to_recover
+        left.axvspan(bad, back, color=COLORS[2], alpha=0.12)
+        left.text(bad + 0.5, 0.12, f"{recovery.tasks_to_recover} good tasks to recover",
+                  color=COLORS[2], fontsize=10)
+    left.set_ylim(-0.02, 1.02)
+    left.legend(fontsize=9, loc="lower right")
+    _style(left, "One bad task in a run of good ones", "task", "reputation")
+    d = np.linspace(0.005, min(Re_prev, 1 - Re_prev), 100)
+    loss = symmetric_changes(Re_prev, d)[1]
+    right.plot(d, loss, lw=2.5, color=COLORS[1], label="loss, re = Re - d (any streak)")
+    for i, streak in enumerate(streaks):
+        gain = symmetric_changes(Re_prev, d, n_plus=streak)[0]
+        right.plot(d, gain, lw=1.5, ls="--", color=COLORS[(i + 2) % len(COLORS)],
+                   label=f"gain, re = Re + d, n+ = {streak} before")
+    right.legend(fontsize=9)
+    _style(right, f"Equal deviations from Re = {Re_prev:g}", "deviation d", "|change of Re|")
+    return fig
+
+
+def quality_figure(example: QualityExample, delta: float = -0.005) -> Figure:
+    """The leave-one-out check and the aggregation weights of one round (bars per worker).
+
+    Left: ``delta_l`` with the threshold. Middle: contribution and quality score. Right: omega
+    with the corrected denominator next to omega as printed.
+    """
+    fig = Figure(figsize=(13, 4), layout="constrained")
+    axes = fig.subplots(1, 3)
+    k = example.delta_l.size
+    x = np.arange(k)
+    names = [f"{i}\n({a:g})" for i, a in enumerate(example.dacc)]
+    colors = [COLORS[2] if ok else COLORS[1] for ok in example.passed]
+    axes[0].bar(x, example.delta_l, color=colors)
+    axes[0].axhline(delta, color="0.3", ls="--", lw=1, label=f"threshold delta = {delta:g}")
+    axes[0].legend(fontsize=9)
+    _style(axes[0], "Leave-one-out check (green: pass)", "worker (data accuracy)",
+           "delta_l = l(-i) - l")
+    width = 0.4
+    axes[1].bar(x - width / 2, example.contrib, width, color=COLORS[0], label="contribution")
+    axes[1].bar(x + width / 2, example.quality, width, color=COLORS[4], label="quality score")
+    axes[1].legend(fontsize=9)
+    _style(axes[1], "Round contribution and quality score", "worker (data accuracy)", "score")
+    axes[2].bar(x - width / 2, example.omega, width, color=COLORS[0], label="corrected")
+    axes[2].bar(x + width / 2, example.omega_printed, width, color=COLORS[6], alpha=0.6,
+                label="as printed (quality cancels)")
+    axes[2].legend(fontsize=9)
+    _style(axes[2], "Aggregation weight omega", "worker (data accuracy)", "omega")
+    for ax in axes:
+        ax.set_xticks(x, names, fontsize=9)
+    return fig
+
+
+def trust_point_figure(n_pass: int, n_fail: int, theta: float = THETA,
+                       max_count: int = 20) -> Figure:
+    """Trust of one (n_pass, n_fail, theta): on the Gompertz curve and on the count grid.
+
+    Left: the curve with the point ``(x, trust)``. Right: trust for every pass/fail count up
+    to ``max_count`` at this theta, with the chosen counts marked.
+    """
+    fig = Figure(figsize=(11, 4), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    x_all = np.linspace(-1, 1, 401)
+    x = float(trust_input(n_pass, n_fail, theta))
+    t = float(gompertz_trust(n_pass, n_fail, theta))
+    left.plot(x_all, gompertz_curve(x_all), color=COLORS[0], lw=2)
+    left.plot([x], [t], "o", ms=10, color=COLORS[1])
+    left.annotate(f"x = {x:.3f}\ntrust = {t:.4f}", (x, t), xytext=(10, -30),
+                  textcoords="offset points", fontsize=10)
+    _style(left, f"n_pass = {n_pass}, n_fail = {n_fail}, theta = {theta:g}", "input x (Eq. 4)",
+           "trust")
+    top = max(max_count, n_pass, n_fail)
+    passes, fails = np.meshgrid(np.arange(top + 1), np.arange(top + 1))
+    grid = gompertz_trust(passes, fails, theta)
+    image = right.imshow(grid, origin="lower", cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    right.plot([n_pass], [n_fail], "o", ms=10, mfc="none", mec=COLORS[1], mew=2.5)
+    fig.colorbar(image, ax=right, label="trust")
+    _style(right, f"Trust over the counts (theta = {theta:g})", "n_pass", "n_fail")
+    right.grid(False)
+    return fig
+
+
+def path_figure(path: ReputationPath, title: str = "") -> Figure:
+    """One worker's path: Re and re, alpha, and the streak counters n+ and n- per task."""
+    fig = Figure(figsize=(11, 6.5), layout="constrained")
+    top, middle, bottom = fig.subplots(3, 1, sharex=True, height_ratios=[2, 1, 1])
+    tasks = np.arange(len(path) + 1)
+    top.plot(tasks, path.Re, "o-", lw=2, ms=4, color=COLORS[0], label="Re (accumulated)")
+    top.plot(tasks[1:], path.re, "s", ms=6, color=COLORS[1], alpha=0.7, label="re (this task)")
+    top.set_ylim(-0.02, 1.02)
+    top.legend(fontsize=9, loc="lower left")
+    _style(top, title or "Reputation over tasks", "", "reputation")
+    middle.bar(tasks[1:], path.alpha, color=COLORS[2])
+    middle.set_ylim(0, 1)
+    _style(middle, "alpha (Eq. 12)", "", "alpha")
+    width = 0.4
+    bottom.bar(tasks[1:] - width / 2, path.n_plus, width, color=COLORS[0], label="n+ (good)")
+    bottom.bar(tasks[1:] + width / 2, path.n_minus, width, color=COLORS[1], label="n- (bad)")
+    bottom.legend(fontsize=9, loc="upper left")
+    _style(bottom, "Streak counters after each task (Eqs. 7-8)", "task", "count")
+    bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
+    bottom.yaxis.set_major_locator(MaxNLocator(integer=True))
+    return fig

@@ -1,0 +1,180 @@
+"""Explorers of the reputation chapter: trust from pass/fail counts, and a reputation simulator.
+
+Each explorer has ``.widget`` (display it), its controls as attributes and ``update()``, which
+recomputes, redraws and returns a plain result (see :mod:`fedlib.viz._explorer`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import numpy as np
+
+from fedlib.experiments.reputation_paths import (
+    SCRIPTS,
+    ReputationPath,
+    reputation_path,
+    scripted_re,
+)
+from fedlib.mechanism.reputation import (
+    BETA1,
+    BETA2,
+    INITIAL_REPUTATION,
+    THETA,
+    gompertz_trust,
+    trust_input,
+)
+from fedlib.viz._explorer import Explorer
+from fedlib.viz.reputation import path_figure, trust_point_figure
+
+_LAYOUT = widgets.Layout(width="420px")
+_STYLE = {"description_width": "110px"}
+
+
+@dataclass(frozen=True)
+class TrustResult:
+    """What :class:`TrustExplorer` shows: the Gompertz input x (Eq. 4) and the trust."""
+
+    n_pass: int
+    n_fail: int
+    theta: float
+    x: float
+    trust: float
+
+
+class TrustExplorer(Explorer):
+    """Trust against theta and the pass/fail counts of one task.
+
+    Controls: ``theta`` (weight of passes), ``n_pass`` and ``n_fail``.
+    """
+
+    def __init__(self, n_pass: int = 8, n_fail: int = 2, theta: float = THETA,
+                 max_count: int = 20) -> None:
+        super().__init__()
+        self.max_count = max_count
+        self.theta = widgets.FloatSlider(value=theta, min=0.05, max=0.95, step=0.05,
+                                         description="theta", layout=_LAYOUT, style=_STYLE)
+        self.n_pass = widgets.IntSlider(value=n_pass, min=0, max=max_count,
+                                        description="passed checks", layout=_LAYOUT,
+                                        style=_STYLE)
+        self.n_fail = widgets.IntSlider(value=n_fail, min=0, max=max_count,
+                                        description="failed checks", layout=_LAYOUT,
+                                        style=_STYLE)
+        self._watch(self.theta, self.n_pass, self.n_fail)
+        self.widget = widgets.VBox([self.theta, self.n_pass, self.n_fail, self.output])
+        self.update()
+
+    def update(self) -> TrustResult:
+        """Recompute x and trust for the controls' values and redraw."""
+        p, f, theta = int(self.n_pass.value), int(self.n_fail.value), float(self.theta.value)
+        self.result = TrustResult(p, f, theta, float(trust_input(p, f, theta)),
+                                  float(gompertz_trust(p, f, theta)))
+        self._show(trust_point_figure(p, f, theta, self.max_count))
+        return self.result
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """What :class:`ReputationSimulator` shows: the path, or why the input was refused."""
+
+    path: ReputationPath | None
+    error: str = ""
+
+
+def parse_sequence(text: str) -> np.ndarray:
+    """Internal reputations from text such as ``"0.9, 0.9 0.2; 0.9"``.
+
+    Raises
+    ------
+    ValueError
+        If a value is not a number or lies outside [0, 1], or there is none.
+    """
+    parts = [p for p in text.replace(";", " ").replace(",", " ").split() if p]
+    if not parts:
+        raise ValueError("enter at least one internal reputation, e.g. 0.9, 0.9, 0.2")
+    try:
+        values = np.array([float(p) for p in parts])
+    except ValueError:
+        raise ValueError(f"not a list of numbers: {text!r}") from None
+    if not np.all(np.isfinite(values)) or values.min() < 0 or values.max() > 1:
+        raise ValueError("every internal reputation must lie in [0, 1]")
+    return values
+
+
+def _format(values: np.ndarray) -> str:
+    return ", ".join(f"{v:g}" for v in values)
+
+
+class ReputationSimulator(Explorer):
+    """Edit a worker's internal reputations task by task; see Re, alpha and the counters.
+
+    Controls: ``preset`` (one of the scripted workers, or ``"custom"``), ``sequence`` (comma
+    separated re values, editable), ``initial`` (Re^0), ``beta1`` and ``beta2`` (Eq. (11)).
+    Choosing a preset writes its sequence into ``sequence``; editing ``sequence`` sets
+    ``preset`` to ``"custom"``.
+    """
+
+    def __init__(self, preset: str = "turns bad once", n_tasks: int = 16,
+                 initial: float = INITIAL_REPUTATION) -> None:
+        super().__init__()
+        self.n_tasks = n_tasks
+        self.preset = widgets.Dropdown(options=(*SCRIPTS, "custom"), value=preset,
+                                       description="worker", layout=_LAYOUT, style=_STYLE)
+        self.sequence = widgets.Text(value=self._preset_text(preset), continuous_update=False,
+                                     description="re per task",
+                                     layout=widgets.Layout(width="760px"), style=_STYLE)
+        self.initial = widgets.FloatSlider(value=initial, min=0.0, max=1.0, step=0.05,
+                                           description="Re^0", layout=_LAYOUT, style=_STYLE)
+        self.beta1 = widgets.FloatSlider(value=BETA1, min=0.05, max=2.0, step=0.05,
+                                         description="beta1", layout=_LAYOUT, style=_STYLE)
+        self.beta2 = widgets.FloatSlider(value=BETA2, min=0.05, max=0.95, step=0.05,
+                                         description="beta2", layout=_LAYOUT, style=_STYLE)
+        self._syncing = False
+        self.preset.observe(self._on_preset, names="value")
+        self.sequence.observe(self._on_sequence, names="value")
+        self._watch(self.initial, self.beta1, self.beta2)
+        self.widget = widgets.VBox([
+            widgets.HBox([self.preset, self.initial]),
+            self.sequence,
+            widgets.HBox([self.beta1, self.beta2]),
+            self.output,
+        ])
+        self.update()
+
+    def _preset_text(self, preset: str) -> str:
+        if preset == "custom":
+            return "0.9, 0.9, 0.9, 0.2, 0.9, 0.9, 0.9"
+        return _format(scripted_re(preset, self.n_tasks, bad_task=self.n_tasks // 2))
+
+    def _on_preset(self, change: dict) -> None:
+        if self._syncing or change["new"] == "custom":
+            return
+        self._syncing = True
+        self.sequence.value = self._preset_text(change["new"])
+        self._syncing = False
+        self.update()
+
+    def _on_sequence(self, _change: dict) -> None:
+        if self._syncing:
+            return
+        self._syncing = True
+        self.preset.value = "custom"
+        self._syncing = False
+        self.update()
+
+    def update(self) -> SimulationResult:
+        """Re-run Eqs. (7)-(13) over the sequence and redraw; a bad input shows why."""
+        try:
+            re = parse_sequence(self.sequence.value)
+        except ValueError as err:
+            self.result = SimulationResult(None, str(err))
+            self._show(None, f"Cannot simulate: {err}")
+            return self.result
+        path = reputation_path(re, float(self.initial.value), beta1=float(self.beta1.value),
+                               beta2=float(self.beta2.value))
+        self.result = SimulationResult(path)
+        final = (f"final Re = {path.Re[-1]:.4f} after {len(path)} tasks; "
+                 f"mean re = {path.re.mean():.4f}")
+        self._show(path_figure(path, f"Reputation over tasks ({final})"))
+        return self.result

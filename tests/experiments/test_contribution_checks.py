@@ -1,0 +1,109 @@
+"""Statistics behind the Figure 2-3 claims, and one warm round on real models."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fedlib.experiments.contribution_checks import (
+    case1_trend,
+    case2_rank,
+    case2_stand_out,
+    per_seed,
+    rank_correlation,
+    stand_out,
+    summary_table,
+    warm_round,
+)
+from fedlib.mechanism import contributions, sample_weights
+
+DACC = [1.0, 0.7, 0.4, 0.1]
+
+
+def _records() -> list[dict]:
+    return [
+        {"case": 1, "seed": 0, "dacc": DACC, "contribution": [1.0, 0.9, 0.8, 0.6],
+         "benchmark": [1.0, 0.95, 0.9, 0.85], "local_acc": [0.8, 0.82, 0.79, 0.7]},
+        {"case": 1, "seed": 1, "dacc": DACC, "contribution": [1.0, 0.8, 0.85, 0.5],
+         "benchmark": [1.0, 0.9, 0.9, 0.8], "local_acc": [0.8, 0.8, 0.8, 0.8]},
+        {"case": 2, "seed": 0, "dacc": [1.0] * 4, "contribution": [1.0, 0.9, 0.92, 0.94],
+         "benchmark": [0.95, 0.9, 1.0, 0.94], "local_acc": [0.9, 0.8, 0.8, 0.7]},
+    ]
+
+
+def test_rank_correlation() -> None:
+    assert rank_correlation([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert rank_correlation([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert rank_correlation([1, 2, 3], [10, 30, 20]) == pytest.approx(0.5)
+    # ties get average ranks: Pearson correlation of the ranks (1.5, 1.5, 3) and (1, 2, 3)
+    assert rank_correlation([5, 5, 7], [1, 2, 3]) == pytest.approx(np.sqrt(3) / 2)
+    assert np.isnan(rank_correlation([1, 1, 1], [1, 2, 3]))
+    with pytest.raises(ValueError):
+        rank_correlation([1, 2], [1, 2, 3])
+
+
+def test_stand_out() -> None:
+    others = np.array([1.0, 2.0, 3.0])
+    assert stand_out([4.0, *others]) == pytest.approx((4 - 2) / others.std(ddof=1))
+    assert stand_out([1.0, 2.0, 3.0, 4.0], worker=3) == pytest.approx(
+        (4 - 2) / others.std(ddof=1))
+    assert stand_out([1.0, 0.0, 0.0]) == np.inf and stand_out([-1.0, 0.0, 0.0]) == -np.inf
+    assert stand_out([0.5, 0.5, 0.5]) == 0.0
+    # scale-free: multiplying a measure by a constant does not change it
+    v = np.array([0.9, 0.5, 0.7, 0.6])
+    assert stand_out(v) == pytest.approx(stand_out(10 * v))
+    with pytest.raises(ValueError):
+        stand_out([1.0, 2.0])
+
+
+def test_case1_trend() -> None:
+    t = case1_trend(_records(), "contribution")
+    assert t.seeds.tolist() == [0, 1]
+    assert t.rho[0] == pytest.approx(1.0) and t.rho[1] == pytest.approx(0.8)
+    np.testing.assert_allclose(t.gap, [0.4, 0.5])
+    np.testing.assert_allclose(t.relative_gap, [0.4, 0.5])
+    assert np.isnan(case1_trend(_records(), "local_acc").rho[1])  # constant measure
+
+
+def test_case2_statistics() -> None:
+    z = case2_stand_out(_records(), "contribution")
+    assert z.shape == (1,) and z[0] == pytest.approx((1.0 - 0.92) / 0.02)
+    assert case2_rank(_records(), "contribution").tolist() == [1]
+    assert case2_rank(_records(), "benchmark").tolist() == [2]
+    with pytest.raises(ValueError, match="case 2"):
+        case2_stand_out(_records()[:2], "contribution")
+
+
+def test_per_seed_and_summary() -> None:
+    assert per_seed(_records(), 1, "benchmark").shape == (2, 4)
+    table = summary_table(_records(), ["contribution", "benchmark"])
+    assert table["contribution"]["case1_rho"] == pytest.approx(0.9)
+    assert set(table["benchmark"]) == {"case1_rho", "case1_gap", "case2_stand_out",
+                                       "case2_stand_out_std"}
+
+
+@pytest.mark.parametrize("case", [1, 2])
+def test_warm_round_on_real_models(data_root, case) -> None:
+    view = warm_round("mnist", case, (1.0, 0.5, 0.1), warmup=1, n_samples=100, n_val=200,
+                      n_test=100)
+    assert view.P.shape == (3, 200) and view.val_labels.shape == (200,)
+    assert np.all((view.P >= 0) & (view.P <= 1))
+    np.testing.assert_allclose(view.weights, sample_weights(view.P))
+    np.testing.assert_allclose(view.weighted, contributions(view.P))
+    np.testing.assert_allclose(view.equal, contributions(view.P, weighted=False))
+    assert view.local_acc.shape == (3,) and view.warmup == 1
+    if case == 2:
+        np.testing.assert_array_equal(view.dacc, [1.0, 1.0, 1.0])
+    again = warm_round("mnist", case, (1.0, 0.5, 0.1), warmup=1, n_samples=100, n_val=200,
+                       n_test=100)
+    assert again is view  # cached
+
+
+def test_warm_round_is_reproducible_and_rejects_bad_case(data_root) -> None:
+    a = warm_round.__wrapped__("mnist", 1, (1.0, 0.1), warmup=0, n_samples=50, n_val=50,
+                               n_test=50, seed=3)
+    b = warm_round.__wrapped__("mnist", 1, (1.0, 0.1), warmup=0, n_samples=50, n_val=50,
+                               n_test=50, seed=3)
+    np.testing.assert_array_equal(a.P, b.P)
+    with pytest.raises(ValueError, match="case"):
+        warm_round("mnist", 3, (1.0, 0.1))

@@ -1,0 +1,197 @@
+"""Figures and explorers of the auction and proofs chapters (fedlib.viz.auction*)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from fedlib.experiments.auction_walkthrough import (
+    SYNTHETIC_BUDGETS,
+    SYNTHETIC_WORKERS,
+    gain_sweep,
+    payment_breakdown,
+    payment_ratios,
+    time_select,
+    utility_curve,
+)
+from fedlib.mechanism import Instance, select, synthetic_instance
+from fedlib.viz.auction import (
+    gain_figure,
+    payment_ratio_figure,
+    payments_figure,
+    scaling_figure,
+    selection_figure,
+    utility_figure,
+)
+from fedlib.viz.auction_widgets import AuctionExplorer, UtilityExplorer
+
+BIDS = [3, 5, 2.5, 6, 4, 7]
+RE = [0.9, 0.6, 0.5, 0.8, 0.95, 0.4]
+RE_REALISED = [0.95, 0.6, 0.3, 0.8, 0.8, 0.4]
+COUNTER = Instance([4, 4.5, 100], [1, 1, 1], 10, [0.5, 1, 1])
+
+
+def _legend_texts(ax) -> list[str]:
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+# --------------------------------------------------------------------------------------------
+# Figures
+# --------------------------------------------------------------------------------------------
+
+def test_selection_figure_draws_bars_budget_curve_and_rho_star():
+    a = select(BIDS, RE, 15)
+    fig = selection_figure(a)
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
+    ax = fig.axes[0]
+    bars = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch() is None]
+    assert len(bars) == len(BIDS)
+    texts = _legend_texts(ax)
+    assert any("rho" in t for t in texts) and any("budget share" in t for t in texts)
+    assert "selected (S)" in texts
+    assert f"k = {a.k}" in ax.get_title()
+    assert "density" in ax.get_ylabel()
+    labels = {t.get_text() for t in ax.texts}
+    assert {"1", "2", "3", "4", "5", "6"} <= labels
+
+
+def test_selection_figure_edge_cases():
+    zero = selection_figure(select([1, 2, 3], [1, 0, 1], 10))
+    assert "never selected: 2" in zero.axes[0].get_title()
+    nobody = selection_figure(select([5, 6], [1, 1], 1))
+    assert not any(t.startswith("$\\rho^*$ =") for t in _legend_texts(nobody.axes[0]))
+    assert any(t.startswith("$\\rho^*$ =") for t in _legend_texts(zero.axes[0]))
+    huge = selection_figure(select([4, 4.5, 100], [1, 1, 1], 10))
+    assert any("cut" in t.get_text() for t in huge.axes[0].texts)
+
+
+def test_payments_figure_compares_ex_ante_and_ex_post():
+    br = payment_breakdown(select(BIDS, RE, 15), RE_REALISED)
+    fig = payments_figure(br)
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    left, right = fig.axes
+    texts = _legend_texts(left)
+    assert any("ex ante" in t for t in texts) and any("ex post" in t for t in texts)
+    assert any("true cost" in t for t in texts)
+    ticks = [t.get_text() for t in left.get_xticklabels()]
+    assert any("dishonest" in t for t in ticks) and any(t.endswith("\nhonest") for t in ticks)
+    assert "Utility" in right.get_title()
+    empty = payments_figure(payment_breakdown(select([5, 6], [1, 1], 1), [1, 1]))
+    assert "nobody" in empty.axes[0].texts[0].get_text()
+
+
+def test_utility_figure_marks_true_cost_and_critical_bid():
+    honest = Instance([4, 4.5, 100], [1, 1, 1], 10, [1, 1, 1])
+    curves = [utility_curve(honest, 0), utility_curve(COUNTER, 0)]
+    ante = [utility_curve(honest, 0, "rrafl"), utility_curve(COUNTER, 0, "rrafl")]
+    fig = utility_figure(curves, ex_ante=ante)
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    for ax in fig.axes:
+        texts = _legend_texts(ax)
+        assert any(t.startswith("true cost") for t in texts)
+        assert any(t.startswith("critical bid") for t in texts)
+        assert ax.get_xlabel() == "bid $b_i$"
+        verticals = [ln.get_xdata() for ln in ax.get_lines()
+                     if len(ln.get_xdata()) == 2 and ln.get_xdata()[0] == ln.get_xdata()[1]]
+        assert any(v[0] == 4.0 for v in verticals)
+    assert "honest" in fig.axes[0].get_title() and "dishonest" in fig.axes[1].get_title()
+    assert any("best lie" in t for t in _legend_texts(fig.axes[1]))
+    assert not any("best lie" in t for t in _legend_texts(fig.axes[0]))
+    with pytest.raises(ValueError):
+        utility_figure([])
+    with pytest.raises(ValueError):
+        utility_figure(curves, ex_ante=ante[:1])
+
+
+def test_gain_ratio_and_scaling_figures():
+    rng = np.random.default_rng(0)
+    b = gain_sweep("budget", SYNTHETIC_BUDGETS[:3], 40, 5, rng)
+    w = gain_sweep("n_workers", SYNTHETIC_WORKERS[:3], 125.0, 5, rng)
+    fig = gain_figure(b, w)
+    assert len(fig.axes) == 2 and fig.axes[0].get_xlabel() == "budget $B$"
+    assert any("paid below cost" in t for t in _legend_texts(fig.axes[0]))
+    r = payment_ratios([synthetic_instance(40, 50.0, rng) for _ in range(5)])
+    fig = payment_ratio_figure(r)
+    assert any("dishonest" in t for t in _legend_texts(fig.axes[0]))
+    s = time_select([100, 1000, 3000], 2, rng)
+    fig = scaling_figure(s)
+    assert len(fig.axes) == 2 and fig.axes[0].get_xscale() == "log"
+    assert any("n \\log n" in t for t in _legend_texts(fig.axes[0]))
+
+
+# --------------------------------------------------------------------------------------------
+# Explorers, driven headlessly
+# --------------------------------------------------------------------------------------------
+
+def test_auction_explorer_renders_and_reports():
+    e = AuctionExplorer(BIDS, RE, RE_REALISED, 15)
+    r = e.result
+    assert r.error is None and r.winners == [0, 4, 2]
+    assert r.budget_used <= 15 + 1e-9 and r.budget_used_ex_ante <= 15 + 1e-9
+    assert r.honest[0] and r.dishonest[2] and r.dishonest[4]
+    assert r.utilities[2] < 0  # the dishonest worker 3 is paid below its bid
+    assert "dishonest" in e.summary.value and "Budget used" in e.summary.value
+    assert e.widget.children[0] is e.budget
+
+
+def test_auction_explorer_more_budget_selects_at_least_as_many_and_never_overspends():
+    e = AuctionExplorer(BIDS, RE, RE_REALISED, 1.0, budget_max=80)
+    counts = []
+    for budget in np.linspace(1, 80, 25):
+        e.budget.value = float(budget)
+        r = e.result
+        counts.append(len(r.winners))
+        assert r.budget_used <= e.budget.value * (1 + 1e-12)
+        assert r.budget_used_ex_ante <= e.budget.value * (1 + 1e-12)
+    assert counts == sorted(counts) and counts[0] < counts[-1] == len(BIDS)
+
+
+def test_auction_explorer_edits_and_errors():
+    e = AuctionExplorer(BIDS, RE, RE_REALISED, 15)
+    e.re.value = "1, 1, 1, 1, 1, 1"
+    assert not e.result.dishonest.any()
+    assert np.allclose(e.result.payments.ex_post, e.result.auction.upper)
+    e.bids.value = "1, 2, x"
+    assert e.result.error is not None and "Input error" in e.summary.value
+    e.bids.value = "1, 2"
+    assert "one number per worker" in e.result.error
+    e.bids.value = ", ".join(str(b) for b in BIDS)
+    e.Re.value = "-1, 1, 1, 1, 1, 1"
+    assert "non-negative" in e.result.error
+    e.Re.value = ", ".join(str(x) for x in RE)
+    assert e.result.error is None and len(e.result.winners) >= 1
+    assert not np.isnan(e.compute().budget_used)
+    e.bids.value = ""
+    assert "at least one number" in e.result.error and np.isnan(e.result.budget_used)
+    assert e.result.winners == [] and e.result.utilities.size == 0
+
+
+def test_utility_explorer_dishonest_worker_gains_only_ex_post():
+    u = UtilityExplorer(COUNTER, worker=0)
+    r = u.result
+    assert not r.honest
+    assert r.gain == pytest.approx(4 - 10 / 3)
+    assert r.ex_ante_gain == 0.0
+    assert r.ex_post.truthful_utility == pytest.approx(10 / 3 - 4)
+    assert "a lie pays" in u.summary.value
+    # make it honest: no lie pays any more
+    u.re.value = 1.0
+    assert u.result.honest and u.result.gain == 0.0
+    assert "no lie pays" in u.summary.value
+
+
+def test_utility_explorer_controls():
+    u = UtilityExplorer(COUNTER, worker=0)
+    u.worker.value = 1
+    assert u.cost.value == pytest.approx(4.5) and u.re.value == pytest.approx(1.0)
+    assert u.result.ex_post.worker == 1 and u.result.gain == 0.0
+    u.worker.value = 0
+    u.cost.value = 3.0  # cheap enough that even the dishonest payment covers it
+    assert u.result.ex_post.truthful_utility > 0 and u.result.gain == 0.0
+    u.cost.value = 4.0
+    u.budget.value = 100.0  # everyone wins, rho* = B / sum Re, payments grow
+    assert u.result.ex_post.critical_bid > 5 and u.result.gain == 0.0
+    # the explorer never alters the instance it was given
+    assert COUNTER.costs.tolist() == [4, 4.5, 100] and COUNTER.budget == 10

@@ -101,10 +101,16 @@ class Table:
         return str(self)
 
     def _repr_html_(self) -> str:
-        cell = 'style="padding: 2px 10px; text-align: right"'
-        head = "".join(f"<th {cell}>{html.escape(c)}</th>" for c in self.columns)
-        body = "".join("<tr>" + "".join(f"<td {cell}>{html.escape(c)}</td>" for c in row)
-                       + "</tr>" for row in self._text_rows())
+        def style(j: int, text: str, limit: int = 20) -> str:
+            align = "left" if j == 0 else "right"
+            wrap = "; white-space: nowrap" if len(text) <= limit else ""
+            return f'style="padding: 2px 10px; text-align: {align}{wrap}"'
+
+        head = "".join(f"<th {style(j, c, 12)}>{html.escape(c)}</th>"
+                       for j, c in enumerate(self.columns))
+        body = "".join("<tr>" + "".join(f"<td {style(j, c)}>{html.escape(c)}</td>"
+                                        for j, c in enumerate(row)) + "</tr>"
+                       for row in self._text_rows())
         caption = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
         return (f'<table class="fedlib-table">{caption}<thead><tr>{head}</tr></thead>'
                 f"<tbody>{body}</tbody></table>")
@@ -123,9 +129,10 @@ def selection_trace(auction: Auction) -> Table:
     """Algorithm 1's while loop (lines 3-5), one row per worker in cost-density order.
 
     Each row shows the worker, its bid, ``Re``, density ``b/Re``, the reputation
-    ``Re_i + sum_{j in S} Re_j`` of the prefix up to and including it, the share
-    ``B / (Re_i + sum_{j in S} Re_j)`` it is tested against, and whether it passed. Rows after
-    the first failure are "not reached" (Algorithm 1 stops there; they would all fail too).
+    ``Re_i + sum_{j in S} Re_j`` of the prefix up to and including it ("cum. Re"), the share
+    ``B / (Re_i + sum_{j in S} Re_j)`` it is tested against ("share"), and whether it passed.
+    Rows after the first failure are "not reached" (Algorithm 1 stops there; they would all
+    fail too).
     """
     b, Re, B = auction.bids, auction.Re, auction.budget
     order = np.asarray(auction.order)
@@ -144,8 +151,8 @@ def selection_trace(auction: Auction) -> Table:
             result = "not reached"
         rows.append((step, worker_label(i), float(b[i]), float(Re[i]), float(d), float(c),
                      float(share), bool(np.isfinite(d) and d <= share), result))
-    return Table(("step", "worker", "bid b", "Re", "density b/Re", "Re + sum_S Re",
-                  "B / (Re + sum_S Re)", "density <= share", "result"), tuple(rows),
+    return Table(("step", "worker", "bid", "Re", "b/Re", "cum. Re", "share", "b/Re <= share",
+                  "result"), tuple(rows),
                  title=f"B = {_cell(B, 4)}: k = {auction.k}, rho* = {_cell(auction.rho_star, 4)}")
 
 
@@ -220,15 +227,16 @@ class PaymentBreakdown:
         return float(np.nansum(self.temporary))
 
     def table(self) -> Table:
-        """One row per winner: Re, re, honest, cost, p_up, p', p, and both utilities."""
+        """One row per winner: Re, re, honest or not, cost, p_up (the ex-ante payment), p', the
+        ex-post payment p = min(p_up, p'), and the utilities under both payments."""
         rows = []
         for i in self.auction.winners:
             rows.append((worker_label(i), float(self.auction.Re[i]), float(self.re[i]),
                          "honest" if self.honest[i] else "dishonest", float(self.costs[i]),
                          float(self.upper[i]), float(self.temporary[i]), float(self.ex_post[i]),
                          float(self.utility_ex_ante[i]), float(self.utility_ex_post[i])))
-        return Table(("worker", "Re", "re", "re >= Re?", "cost c", "p_up (ex ante)", "p'",
-                      "p = min(p_up, p')", "u ex ante", "u ex post"), tuple(rows),
+        return Table(("worker", "Re", "re", "honesty", "cost", "p_up", "p'", "p", "u ex ante",
+                      "u ex post"), tuple(rows),
                      title=f"B = {_cell(self.auction.budget, 4)}: paid ex ante "
                            f"{_cell(self.budget_used_ex_ante, 4)}, ex post "
                            f"{_cell(self.budget_used_ex_post, 4)}")
@@ -482,14 +490,15 @@ def property_table(rows: Sequence[tuple[str, PropertyReport]], title: str = "") 
     """A table of property checks: one row per ``(label, report)``.
 
     Columns: what is checked, mechanism, instances tried, cases checked, violations found and
-    the worst relative margin (positive: violated; <= 0: the property holds with room).
+    the worst margin relative to the instance's money scale (positive above the tolerance:
+    violated; <= 0: the property holds with room).
     """
     out = []
     for label, rep in rows:
         worst = rep.worst.relative_margin if rep.worst is not None else math.nan
         out.append((label, rep.mechanism, rep.instances, rep.checks, rep.violations, worst))
     return Table(("claim", "mechanism", "instances tried", "cases checked", "violations found",
-                  "worst margin / scale"), tuple(out), title=title, digits=3)
+                  "worst margin"), tuple(out), title=title, digits=3)
 
 
 # --------------------------------------------------------------------------------------------
@@ -649,10 +658,10 @@ def denominator_comparison(instances: Sequence[Instance], rtol: float = RTOL) ->
 
     For each reading (``sum_S re``: Algorithm 1 and the text; ``sum_S Re``: the proof of
     Theorem 1), over the winners of ``instances`` (truthful bids): the mean total payment, the
-    winners paid below cost, the winners paid less than ``p_up``, and the instances where the
-    second term of ``max(B re_i / sum, rho* re_i)`` is the larger one (by more than a relative
-    1e-9), i.e. where the ``max`` matters. With ``sum_S Re`` it never does, because
-    ``rho* <= B / sum_S Re``.
+    winners paid below cost, the winners paid less than ``p_up``, and the instances ("tasks
+    where max() binds") where the second term of ``max(B re_i / sum, rho* re_i)`` is the larger
+    one (by more than a relative 1e-9), i.e. where the ``max`` matters. With ``sum_S Re`` it
+    never does, because ``rho* <= B / sum_S Re``.
     """
     rows = []
     for den in ("re", "Re"):
@@ -669,9 +678,9 @@ def denominator_comparison(instances: Sequence[Instance], rtol: float = RTOL) ->
             binds += bool(basis > 0 and a.rho_star > inst.budget / basis * (1 + 1e-9))
         rows.append((f"sum of {den} over S", len(instances), winners,
                      total / max(len(instances), 1), below, capped, binds))
-    return Table(("denominator of p'", "instances", "winners", "mean total paid",
-                  "winners paid below cost", "winners paid below p_up",
-                  "instances where rho* re_i is the larger term"), tuple(rows))
+    return Table(("p' divides by", "tasks", "winners", "mean paid per task",
+                  "winners paid < cost", "winners paid < p_up", "tasks where max() binds"),
+                 tuple(rows))
 
 
 # --------------------------------------------------------------------------------------------

@@ -155,52 +155,79 @@ class _BatchedMLP:
 
 
 class _BatchedLeNet:
-    """LeNet-5 over stacked parameters; first-layer features (6, 28, 28).
+    """LeNet-5 over stacked parameters; the first stage is conv1, max-pool and ReLU.
 
     Feature maps are kept in channels-last memory (channel index fastest), where the grouped
     convolutions are fastest and each pooling view reads whole channel vectors.
     """
 
-    #: With only 25 multiply-adds per output, one more patch product for the aggregates'
-    #: first layer costs less than combining the local models' large feature maps.
+    #: The first stage ends in a max-pool, so its output is not linear in the parameters.
     combine_first_layer = False
 
     @staticmethod
-    def first_shared(p: Stacked, x: Tensor) -> Tensor:
-        """Window-split pre-activations (c, k, 6, 2, 2, 14, 14) of k models on images (c, 28, 28).
+    def _stage1(y: Tensor) -> Tensor:
+        """Max-pool and ReLU of window-split conv1 outputs (..., 2, 2, 14, 14)."""
+        return F.relu(_pool(y))
 
-        One product of the 5x5 patches with all k * 6 filters. The patches are ordered by
-        position in the pooling window, so each of the four views that the pooling compares is
-        one contiguous block (channels-last within it).
+    @staticmethod
+    def _blocks(x: Tensor, k: int, dim: int) -> tuple[Tensor, ...]:
+        """Split the images along ``dim`` into blocks whose conv1 outputs (k * 6 maps of 28 x 28
+        per image) fit :data:`STAGE1_BLOCK_BYTES` on a CPU; one block on a GPU."""
+        if x.device.type != "cpu":
+            return (x,)
+        per_image = k * 6 * 28 * 28 * x.element_size()
+        return x.split(max(1, STAGE1_BLOCK_BYTES // per_image), dim=dim)
+
+    @classmethod
+    def first_shared(cls, p: Stacked, x: Tensor) -> Tensor:
+        """First-stage activations (c, 6k, 14, 14) of k models on shared images (c, 28, 28).
+
+        Block by block, one product of the 5x5 patches with all k * 6 filters. The patches are
+        ordered by position in the pooling window, so each of the four views that the pooling
+        compares is one contiguous block. The result is channels-last.
         """
-        c, k = len(x), p["conv1.weight"].shape[0]
-        windows = F.pad(x, (2, 2, 2, 2)).unfold(1, 5, 1).unfold(2, 5, 1)
-        windows = windows.view(c, 14, 2, 14, 2, 5, 5).permute(0, 2, 4, 1, 3, 5, 6)
+        k = p["conv1.weight"].shape[0]
         weight = p["conv1.weight"].reshape(k * 6, 25).t()
-        y = torch.addmm(p["conv1.bias"].reshape(-1), windows.reshape(-1, 25), weight)
-        return y.view(c, 2, 2, 14, 14, k, 6).permute(0, 5, 6, 1, 2, 3, 4)
+        bias = p["conv1.bias"].reshape(-1)
+        stages = []
+        for xs in cls._blocks(x, k, 0):
+            windows = F.pad(xs, (2, 2, 2, 2)).unfold(1, 5, 1).unfold(2, 5, 1)
+            windows = windows.view(len(xs), 14, 2, 14, 2, 5, 5).permute(0, 2, 4, 1, 3, 5, 6)
+            y = torch.addmm(bias, windows.reshape(-1, 25), weight)
+            stages.append(cls._stage1(y.view(len(xs), 2, 2, 14, 14, k * 6).permute(0, 5, 1, 2, 3, 4)))
+        return torch.cat(stages)
 
-    @staticmethod
-    def first_own(p: Stacked, x: Tensor) -> Tensor:
-        """Window-split pre-activations (b, k, 6, 2, 2, 14, 14) of each model on its own
-        images (k, b, 28, 28), from one grouped convolution in channels-last layout."""
-        k, b = x.shape[:2]
-        x = x.transpose(0, 1).contiguous(memory_format=torch.channels_last)
+    @classmethod
+    def first_own(cls, p: Stacked, x: Tensor) -> Tensor:
+        """First-stage activations (b, 6k, 14, 14) of each model on its own images (k, b, 28, 28).
+
+        Block by block, one grouped convolution in channels-last layout.
+        """
+        k = x.shape[0]
         w = p["conv1.weight"].reshape(k * 6, 1, 5, 5)
-        y = F.conv2d(x, w, p["conv1.bias"].reshape(-1), padding=2, groups=k)
-        return _split_windows(y.view(b, k, 6, *IMAGE_SHAPE))
+        bias = p["conv1.bias"].reshape(-1)
+        stages = []
+        for xs in cls._blocks(x, k, 1):
+            xs = xs.transpose(0, 1).contiguous(memory_format=torch.channels_last)
+            y = F.conv2d(xs, w, bias, padding=2, groups=k)
+            stages.append(cls._stage1(_split_windows(y)))
+        return torch.cat(stages)
 
     @staticmethod
-    def rest(p: Stacked, z: Tensor) -> Tensor:
-        """Logits (k, c, 10) from window-split first-layer pre-activations."""
-        c, k = z.shape[:2]
-        h = F.relu(_pool(z)).flatten(1, 2).contiguous(memory_format=torch.channels_last)
+    def rest(p: Stacked, h: Tensor) -> Tensor:
+        """Logits (k, c, 10) from first-stage activations (c, 6k, 14, 14)."""
+        c, k = len(h), p["conv2.weight"].shape[0]
+        h = h.contiguous(memory_format=torch.channels_last)
         w = p["conv2.weight"].reshape(k * 16, 6, 5, 5)
         h = F.conv2d(h, w, p["conv2.bias"].reshape(-1), groups=k)
         h = F.relu(_pool(_split_windows(h))).reshape(c, k, 400).transpose(0, 1)
         h = F.relu(_linear(p, "fc2", F.relu(_linear(p, "fc1", h))))
         return _linear(p, "fc3", h)
 
+
+#: On a CPU, LeNet's first stage runs in blocks of images whose conv1 feature maps (before the
+#: pooling shrinks them fourfold) take about this many bytes, so that they stay in cache.
+STAGE1_BLOCK_BYTES = 4 << 20
 
 _NETS = {"mlp": _BatchedMLP, "lenet": _BatchedLeNet}
 

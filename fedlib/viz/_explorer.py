@@ -17,7 +17,7 @@ import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 
-def figure_output(fig: Figure, dpi: int = 90) -> dict[str, Any]:
+def figure_output(fig: Figure, dpi: int = 72) -> dict[str, Any]:
     """A figure as a notebook ``display_data`` output (PNG and a text fallback)."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)

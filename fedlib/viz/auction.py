@@ -70,7 +70,7 @@ def selection_figure(auction: Auction, title: str | None = None) -> Figure:
     dens = b[positive] / Re[positive]
     right = np.cumsum(Re[positive])
     left = right - Re[positive]
-    fig = Figure(figsize=(9, 4.8), layout="constrained")
+    fig = Figure(figsize=(9, 5.6), layout="constrained")
     ax = fig.subplots()
     rho = auction.rho_star
     finite_rho = math.isfinite(rho)
@@ -108,7 +108,7 @@ def selection_figure(auction: Auction, title: str | None = None) -> Figure:
              Patch(facecolor=WINNER, alpha=0.15, hatch="//", edgecolor=WINNER,
                    label="$\\sum_S p^{up} = \\rho^* \\sum_S Re$")]
     ax.legend(handles=extra + handles, labels=[h.get_label() for h in extra] + labels,
-              fontsize=9, loc="upper right", ncol=2)
+              fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=4)
     zero = [worker_label(i) for i in order if Re[i] <= 0]
     note = f"  (Re = 0, never selected: {', '.join(zero)})" if zero else ""
     _style(ax, title or f"Algorithm 1 with B = {B:.4g}: k = {auction.k} workers selected{note}",
@@ -212,11 +212,11 @@ def utility_figure(curves: Sequence[UtilityCurve],
                    titles: Sequence[str] | None = None) -> Figure:
     """One panel per curve: the worker's utility against its bid, true cost marked.
 
-    Each panel shows the utility under the paper's ex-post payment (solid), optionally under
-    the ex-ante variant (``ex_ante``, same worker, dashed), the true cost (vertical line), the
-    critical bid ``rho* Re_i`` above which the worker loses (dotted), the truthful point
-    (circle) and the best bid found (star). Winning bids all give the same utility (the lemma
-    of the proofs chapter), so the curve is a step.
+    Each panel shows the utility under the paper's ex-post payment (dark line), optionally
+    under the ex-ante variant (``ex_ante``, same worker, wide light line), the true cost
+    (vertical line), the critical bid ``rho* Re_i`` above which the worker loses (dotted), the
+    truthful point (circle) and the best bid found (star). Winning bids all give the same
+    utility (the lemma of the proofs chapter), so the curve is a step.
     """
     if not curves:
         raise ValueError("need at least one utility curve")
@@ -225,10 +225,11 @@ def utility_figure(curves: Sequence[UtilityCurve],
     fig = Figure(figsize=(5.2 * len(curves), 4.2), layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, len(curves), sharey=False))
     for k, (ax, c) in enumerate(zip(axes, curves, strict=True)):
-        ax.plot(c.bids, c.utilities, color=EX_POST, lw=2, label="ex post (ours)")
-        if ex_ante is not None:
+        if ex_ante is not None:  # drawn first and wider, so that the ex-post curve stays visible
             e = ex_ante[k]
-            ax.plot(e.bids, e.utilities, color=EX_ANTE, lw=2, ls="--", label="ex ante ($p^{up}$)")
+            ax.plot(e.bids, e.utilities, color=EX_ANTE, lw=5, alpha=0.6,
+                    label="ex ante ($p^{up}$)")
+        ax.plot(c.bids, c.utilities, color=EX_POST, lw=2, label="ex post (ours)")
         ax.axhline(0, color="k", lw=0.8)
         ax.axvline(c.cost, color=COST, lw=1.5, label=f"true cost $c_i$ = {c.cost:.3g}")
         if math.isfinite(c.critical_bid):

@@ -230,7 +230,7 @@ class UtilityExplorer:
         self.worker = widgets.Dropdown(options=[(f"worker {worker_label(i)}", i)
                                                 for i in range(n)], value=int(worker),
                                        description="worker", layout=_LAYOUT, style=_STYLE)
-        cost_top = float(2 * max(instance.costs.max(), instance.budget / max(n, 1)))
+        cost_top = float(2 * max(instance.budget, np.median(instance.costs)))
         re_top = float(max(1.0, 1.5 * instance.Re.max(), instance.re.max()))
         self.cost = widgets.FloatSlider(min=0.0, max=cost_top, step=cost_top / 400,
                                         description="its true cost c", readout_format=".3g",
@@ -257,7 +257,11 @@ class UtilityExplorer:
 
     def _load_worker(self) -> None:
         i = self.worker.value
-        self.cost.value = float(self.instance.costs[i])
+        cost = float(self.instance.costs[i])
+        if cost > self.cost.max:  # widen the slider rather than clip this worker's cost
+            self.cost.max = 1.5 * cost
+            self.cost.step = self.cost.max / 400
+        self.cost.value = cost
         self.re.value = float(self.instance.re[i])
 
     def _on_worker(self, _change) -> None:

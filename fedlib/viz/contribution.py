@@ -73,7 +73,7 @@ def toy_figure(P: ArrayLike, workers: Sequence[str] | None = None,
     k, m = p.shape
     wn, sn = _names("worker ", k, workers), _names("s", m, samples)
     w = sample_weights(p)
-    fig = Figure(figsize=(12, 4.6), layout="constrained")
+    fig = Figure(figsize=(10, 4.4), layout="constrained")
     grid = fig.add_gridspec(2, 2, height_ratios=[1, 2.2], width_ratios=[1.4, 1])
     top, heat, right = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[1, 0]), \
         fig.add_subplot(grid[:, 1])
@@ -122,7 +122,7 @@ def snapshot_figure(dacc: ArrayLike, P: ArrayLike, val_labels: ArrayLike, weight
     m = w.size
     default = [f"{i}\n({a:g})" for i, a in enumerate(np.asarray(dacc, float))]
     names = default if names is None else _names("", len(default), names)
-    fig = Figure(figsize=(13, 7), layout="constrained")
+    fig = Figure(figsize=(10, 7), layout="constrained")
     (hist, per_label), (contrib, acc) = fig.subplots(2, 2)
     hist.hist(w * m, bins=50, color="#CC79A7")
     hist.axvline(1.0, color="0.3", ls="--", lw=1, label="equal weight")
@@ -186,8 +186,12 @@ def case_figure(records: Iterable[Mapping[str, Any]], case: int,
     """
     records = list(records)
     n_panels = len(metrics) + 1
-    fig = Figure(figsize=(4.1 * n_panels, 4.2), layout="constrained")
-    axes = fig.subplots(1, n_panels)
+    n_rows = (n_panels + 1) // 2
+    fig = Figure(figsize=(10, 3.9 * n_rows + 0.4), layout="constrained")
+    grid = fig.subplots(n_rows, 2, squeeze=False).ravel()
+    for spare in grid[n_panels:]:
+        spare.remove()
+    axes = list(grid[:n_panels])
     labels = _worker_labels(records, case)
     x = np.arange(len(labels))
     for ax, metric in zip(axes, metrics, strict=False):
@@ -204,7 +208,8 @@ def case_figure(records: Iterable[Mapping[str, Any]], case: int,
         ax.set_xlabel("worker's data accuracy" if case == 1 else "worker's labels", fontsize=10)
         ax.set_title(name, fontsize=11)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("value (mean +- std over seeds)", fontsize=10)
+    for ax in axes[:-1:2]:
+        ax.set_ylabel("value (mean +- std over seeds)", fontsize=10)
     stat = axes[-1]
     for i, metric in enumerate(metrics):
         name, color = MEASURES.get(metric, (metric, "0.3"))

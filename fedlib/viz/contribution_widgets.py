@@ -52,14 +52,16 @@ class ToyContributionExplorer(Explorer):
                                                 layout=widgets.Layout(width="72px"))
                        for v in row] for row in p]
         self._watch(*(c for row in self.cells for c in row))
-        header = [widgets.Label("")] + [widgets.Label(f"s{j}") for j in range(p.shape[1])]
-        rows = [widgets.HBox([widgets.Label(f"worker {w}", layout=widgets.Layout(width="72px")),
-                              *row]) for w, row in zip(workers, self.cells, strict=True)]
+        cell = widgets.Layout(width="72px")
+        header = widgets.HBox([widgets.Label("", layout=cell)] + [
+            widgets.HTML(f"<div style='text-align:center'>s{j}</div>", layout=cell)
+            for j in range(p.shape[1])])
+        rows = [widgets.HBox([widgets.Label(f"worker {w}", layout=cell), *row])
+                for w, row in zip(workers, self.cells, strict=True)]
         self.widget = widgets.VBox([
             widgets.HTML("<b>P[i, j]</b>: probability that worker i's model gives sample j its "
                          "true label (edit any cell)"),
-            widgets.HBox([h if i else widgets.Label("", layout=widgets.Layout(width="72px"))
-                          for i, h in enumerate(header)]),
+            header,
             *rows, self.output])
         self.update()
 
@@ -122,17 +124,21 @@ class ContributionExplorer(Explorer):
         self.sizes = {"n_samples": n_samples, "n_val": n_val, "n_test": n_test}
         self.dataset = widgets.Dropdown(options=[("MNIST (MLP)", "mnist"),
                                                  ("Fashion-MNIST (LeNet-5)", "fashion")],
-                                        value=dataset, description="dataset", style=_STYLE)
+                                        value=dataset, description="dataset", style=_STYLE,
+                                        layout=widgets.Layout(width="340px"))
         self.case = widgets.Dropdown(options=[("Case 1: iid, noisy labels", 1),
                                               ("Case 2: non-iid, clean labels", 2)],
-                                     value=case, description="case", style=_STYLE)
+                                     value=case, description="case", style=_STYLE,
+                                     layout=widgets.Layout(width="340px"))
         self.n_workers = widgets.IntSlider(value=n_workers, min=3, max=10,
-                                           description="workers", style=_STYLE)
+                                           description="workers", style=_STYLE,
+                                           layout=widgets.Layout(width="340px"))
         self.accuracies = widgets.Text(value=accuracies, continuous_update=False,
                                        description="data accuracies",
-                                       layout=widgets.Layout(width="640px"), style=_STYLE)
+                                       layout=widgets.Layout(width="680px"), style=_STYLE)
         self.warmup = widgets.IntSlider(value=warmup, min=0, max=9,
-                                        description="warm-up rounds", style=_STYLE)
+                                        description="warm-up rounds", style=_STYLE,
+                                        layout=widgets.Layout(width="340px"))
         self._watch(self.dataset, self.case, self.n_workers, self.accuracies, self.warmup)
         self.widget = widgets.VBox([
             widgets.HBox([self.dataset, self.case]),

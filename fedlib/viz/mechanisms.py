@@ -32,6 +32,8 @@ STYLES: dict[str, tuple[str, str, str, float]] = {
 _ZORDER = {"ours": 3, "rrafl": 4}
 #: Which of the paper's figures each sweep reproduces.
 FIGURE = {"budget": "4", "workers": "5"}
+#: Plain names of the readings.
+READING_NAMES = {"payment": "per unit paid", "budget": "per unit of budget"}
 #: y-axis label of each reading of the metric.
 READINGS: dict[str, str] = {
     "payment": r"per unit paid: $\Sigma_{i \in S}\, re_i \;/\; \Sigma_i\, p_i$",
@@ -203,5 +205,5 @@ def claims_table_html(checks: Sequence[ClaimCheck]) -> str:
                                      for v, (_, a) in zip(values, columns, strict=True))
                     + "</tr>")
     caption = "" if mixed or not readings else \
-        f"<caption>Reading of the metric: per {readings[0]}</caption>"
+        f"<caption>Reading of the metric: {READING_NAMES[readings[0]]}</caption>"
     return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -56,7 +56,7 @@ def trust_figure(rounds: int = 10, thetas: Sequence[float] = (0.2, THETA, 0.5)) 
     Left: the Gompertz curve over its input x. Right: trust after ``rounds`` checks against the
     number of failed ones, for several theta (the paper's 0.4 in bold).
     """
-    fig = Figure(figsize=(11, 4), layout="constrained")
+    fig = Figure(figsize=(9.5, 3.8), layout="constrained")
     left, right = fig.subplots(1, 2)
     x = np.linspace(-1, 1, 401)
     left.plot(x, gompertz_curve(x), color=COLORS[0], lw=2)
@@ -98,7 +98,7 @@ def internal_reputation_figure(rounds: int = 10, fails: Sequence[int] = (0, 1, 2
 
 def h_figure() -> Figure:
     """Eq. (10): h(re) decreasing, and q(re) = h(re) re increasing on [0, 1]."""
-    fig = Figure(figsize=(11, 3.8), layout="constrained")
+    fig = Figure(figsize=(9.5, 3.4), layout="constrained")
     left, right = fig.subplots(1, 2)
     re = np.linspace(0, 1, 401)
     left.plot(re, h(re), color=COLORS[0], lw=2)
@@ -127,17 +127,23 @@ def g_figure(beta1s: Sequence[float] = (0.25, BETA1, 1.0), beta2: float = BETA2,
     return fig
 
 
-def alpha_figure(counters: Sequence[tuple[int, int]] = ((1, 0), (5, 0), (0, 1), (0, 5))) -> Figure:
-    """Eq. (12): alpha against re for several (n+, n-) (the counters after the update)."""
+def alpha_figure(streaks: Sequence[int] = (0, 1, 2, 5, 10)) -> Figure:
+    """Eq. (12): alpha against re, one curve per streak length.
+
+    ``f(n+, n-) = g(n+) g(n-)`` and one counter is always 0 after an update, so alpha depends on
+    the length n of the current streak only, not on whether it is a good or a bad one. n = 0 is
+    the reference ``f = 1``, where ``alpha = h(re)``.
+    """
     fig = Figure(figsize=(6.5, 3.8), layout="constrained")
     ax = fig.subplots()
     re = np.linspace(0, 1, 401)
-    for i, (plus, minus) in enumerate(counters):
-        a = attenuation(re, np.full(re.shape, plus), np.full(re.shape, minus))
-        ax.plot(re, a, lw=2, color=COLORS[i % len(COLORS)], ls="-" if minus == 0 else "--",
-                label=f"n+ = {plus}, n- = {minus}")
+    zeros = np.zeros(re.shape, dtype=np.int64)
+    for i, n in enumerate(streaks):
+        a = attenuation(re, np.full(re.shape, n), zeros)
+        ax.plot(re, a, lw=2, color=COLORS[i % len(COLORS)], ls="--" if n == 0 else "-",
+                label="n = 0 (f = 1, alpha = h)" if n == 0 else f"streak of n = {n}")
     ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=9)
+    ax.legend(fontsize=9, title="n+ or n-", title_fontsize=9)
     _style(ax, "alpha: weight of the newest internal reputation", "internal reputation re",
            "alpha (Eq. 12)")
     return fig
@@ -168,7 +174,7 @@ def update_figure(Re_prev: float = 0.5, streaks: Sequence[int] = (0, 5)) -> Figu
 
 def trajectories_figure(paths: Mapping[str, ReputationPath]) -> Figure:
     """Re (lines) and re (markers) over tasks for named workers, and alpha below."""
-    fig = Figure(figsize=(11, 6.5), layout="constrained")
+    fig = Figure(figsize=(9.5, 6.2), layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2, 1])
     for i, (name, path) in enumerate(paths.items()):
         color = COLORS[i % len(COLORS)]
@@ -194,7 +200,7 @@ def asymmetry_figure(recovery: Recovery, Re_prev: float = 0.5,
     recover. Right: gain of a good task with ``re = Re_prev + d`` (for several streaks before it)
     and loss of a bad task with ``re = Re_prev - d``, against d.
     """
-    fig = Figure(figsize=(12, 4.3), layout="constrained")
+    fig = Figure(figsize=(10, 4.2), layout="constrained")
     left, right = fig.subplots(1, 2)
     path = recovery.path
     tasks = np.arange(len(path) + 1)
@@ -231,8 +237,10 @@ def quality_figure(example: QualityExample, delta: float = -0.005) -> Figure:
     Left: ``delta_l`` with the threshold. Middle: contribution and quality score. Right: omega
     with the corrected denominator next to omega as printed.
     """
-    fig = Figure(figsize=(13, 4), layout="constrained")
-    axes = fig.subplots(1, 3)
+    fig = Figure(figsize=(9.5, 7), layout="constrained")
+    grid = fig.add_gridspec(2, 2)
+    axes = [fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1]),
+            fig.add_subplot(grid[1, :])]
     k = example.delta_l.size
     x = np.arange(k)
     names = [f"{i}\n({a:g})" for i, a in enumerate(example.dacc)]
@@ -245,7 +253,8 @@ def quality_figure(example: QualityExample, delta: float = -0.005) -> Figure:
     width = 0.4
     axes[1].bar(x - width / 2, example.contrib, width, color=COLORS[0], label="contribution")
     axes[1].bar(x + width / 2, example.quality, width, color=COLORS[4], label="quality score")
-    axes[1].legend(fontsize=9)
+    axes[1].set_ylim(0, 1.3)
+    axes[1].legend(fontsize=9, ncols=2, loc="upper center")
     _style(axes[1], "Round contribution and quality score", "worker (data accuracy)", "score")
     axes[2].bar(x - width / 2, example.omega, width, color=COLORS[0], label="corrected")
     axes[2].bar(x + width / 2, example.omega_printed, width, color=COLORS[6], alpha=0.6,
@@ -264,7 +273,7 @@ def trust_point_figure(n_pass: int, n_fail: int, theta: float = THETA,
     Left: the curve with the point ``(x, trust)``. Right: trust for every pass/fail count up
     to ``max_count`` at this theta, with the chosen counts marked.
     """
-    fig = Figure(figsize=(11, 4), layout="constrained")
+    fig = Figure(figsize=(9.5, 3.8), layout="constrained")
     left, right = fig.subplots(1, 2)
     x_all = np.linspace(-1, 1, 401)
     x = float(trust_input(n_pass, n_fail, theta))
@@ -288,7 +297,7 @@ def trust_point_figure(n_pass: int, n_fail: int, theta: float = THETA,
 
 def path_figure(path: ReputationPath, title: str = "") -> Figure:
     """One worker's path: Re and re, alpha, and the streak counters n+ and n- per task."""
-    fig = Figure(figsize=(11, 6.5), layout="constrained")
+    fig = Figure(figsize=(9.5, 6.5), layout="constrained")
     top, middle, bottom = fig.subplots(3, 1, sharex=True, height_ratios=[2, 1, 1])
     tasks = np.arange(len(path) + 1)
     top.plot(tasks, path.Re, "o-", lw=2, ms=4, color=COLORS[0], label="Re (accumulated)")

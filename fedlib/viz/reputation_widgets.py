@@ -28,7 +28,7 @@ from fedlib.mechanism.reputation import (
 from fedlib.viz._explorer import Explorer
 from fedlib.viz.reputation import path_figure, trust_point_figure
 
-_LAYOUT = widgets.Layout(width="420px")
+_LAYOUT = widgets.Layout(width="340px")
 _STYLE = {"description_width": "110px"}
 
 
@@ -123,7 +123,7 @@ class ReputationSimulator(Explorer):
                                        description="worker", layout=_LAYOUT, style=_STYLE)
         self.sequence = widgets.Text(value=self._preset_text(preset), continuous_update=False,
                                      description="re per task",
-                                     layout=widgets.Layout(width="760px"), style=_STYLE)
+                                     layout=widgets.Layout(width="680px"), style=_STYLE)
         self.initial = widgets.FloatSlider(value=initial, min=0.0, max=1.0, step=0.05,
                                            description="Re^0", layout=_LAYOUT, style=_STYLE)
         self.beta1 = widgets.FloatSlider(value=BETA1, min=0.05, max=2.0, step=0.05,

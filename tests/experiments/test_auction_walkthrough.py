@@ -46,6 +46,7 @@ def test_table_renders_as_text_and_html_and_gives_columns():
     text = str(t)
     assert text.splitlines()[0] == "T" and "yes" in text and "inf" in text
     assert "<table" in t._repr_html_() and "<caption>T</caption>" in t._repr_html_()
+    assert t._repr_html_().count("<td") == 4
     assert t.column("b") == [0.5, math.inf]
     with pytest.raises(ValueError, match="every row"):
         Table(("a",), ((1, 2),))
@@ -62,11 +63,11 @@ def test_selection_trace_follows_algorithm_1():
     assert results[: a.k] == ["selected"] * a.k
     assert results[a.k] == "fails: stop"
     assert all(r == "not reached" for r in results[a.k + 1:])
-    passes = t.column("density <= share")
+    passes = t.column("b/Re <= share")
     assert passes[: a.k] == [True] * a.k and not passes[a.k]
     assert t.column("worker")[: a.k] == [worker_label(i) for i in a.winners]
     # rho* is the min of the last winner's share and the first loser's density
-    share, dens = t.column("B / (Re + sum_S Re)"), t.column("density b/Re")
+    share, dens = t.column("share"), t.column("b/Re")
     assert a.rho_star == pytest.approx(min(share[a.k - 1], dens[a.k]))
 
 
@@ -75,7 +76,7 @@ def test_selection_trace_when_everyone_or_nobody_wins():
     assert everyone.column("result") == ["selected", "selected"]
     nobody = selection_trace(select([5, 5], [1, 0], 1))
     assert nobody.column("result") == ["fails: stop", "not reached"]
-    assert nobody.column("density b/Re")[1] == math.inf
+    assert nobody.column("b/Re")[1] == math.inf
 
 
 def test_payment_breakdown_matches_the_library_and_the_theorems():
@@ -219,8 +220,8 @@ def test_payment_ratios_bounds():
 def test_denominator_comparison_max_is_redundant_with_Re():
     insts = [synthetic_instance(60, 70.0, np.random.default_rng(s)) for s in range(30)]
     t = denominator_comparison(insts)
-    col = t.column("instances where rho* re_i is the larger term")
-    assert t.column("denominator of p'") == ["sum of re over S", "sum of Re over S"]
+    col = t.column("tasks where max() binds")
+    assert t.column("p' divides by") == ["sum of re over S", "sum of Re over S"]
     assert col[1] == 0
     assert t.column("winners")[0] == t.column("winners")[1]
 

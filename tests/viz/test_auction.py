@@ -187,6 +187,9 @@ def test_utility_explorer_controls():
     u.worker.value = 1
     assert u.cost.value == pytest.approx(4.5) and u.re.value == pytest.approx(1.0)
     assert u.result.ex_post.worker == 1 and u.result.gain == 0.0
+    u.worker.value = 2  # cost 100, beyond the slider's initial range: the slider widens
+    assert u.cost.value == pytest.approx(100.0) and u.cost.max >= 100.0
+    assert not u.result.ex_post.won.any() or u.result.ex_post.truthful_utility <= 0
     u.worker.value = 0
     u.cost.value = 3.0  # cheap enough that even the dishonest payment covers it
     assert u.result.ex_post.truthful_utility > 0 and u.result.gain == 0.0

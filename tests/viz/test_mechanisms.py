@@ -176,6 +176,6 @@ def test_claims_table_html_single_reading_goes_to_the_caption(budget_result):
     from fedlib.viz.mechanisms import claims_table_html
 
     text = claims_table_html(check_claims(budget_result))
-    assert "<caption>Reading of the metric: per payment</caption>" in text
+    assert "<caption>Reading of the metric: per unit paid</caption>" in text
     assert "<th style='text-align:left;padding:2px 10px'>Reading</th>" not in text
     assert text.count("<td") == 6 * 6

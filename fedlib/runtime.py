@@ -15,8 +15,12 @@ def fast_mode() -> bool:
 
 
 def quiet() -> bool:
-    """Progress bars stay quiet in fast mode and in CI (``CI`` set)."""
-    return fast_mode() or bool(os.environ.get("CI"))
+    """Progress bars stay quiet in fast mode, in CI (``CI`` set) and when ``FEDLIB_QUIET=1``.
+
+    The book build sets ``FEDLIB_QUIET=1``: a progress bar's widget would leave an empty box
+    in the rendered page.
+    """
+    return fast_mode() or bool(os.environ.get("CI")) or os.environ.get("FEDLIB_QUIET") == "1"
 
 
 def progress(iterable: Iterable[T], desc: str, total: int | None = None) -> Iterable[T]:

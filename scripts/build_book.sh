@@ -5,5 +5,6 @@ step "vendor MathJax and the widget manager"
 bash scripts/vendor.sh
 step "build the book at full scale"
 unset FEDLIB_FAST
+export FEDLIB_QUIET=1
 jupyter-book build . -W --keep-going --path-output _build/full
 echo "open _build/full/_build/html/index.html"

@@ -1,6 +1,6 @@
 """The ``reproduce`` command: the paper's experiments from the command line.
 
-``python -m fedlib reproduce {contribution,mechanisms,tables} --dataset {mnist,fashion,both}
+``python -m fedlib reproduce {contribution,mechanisms,tables,budgets} --dataset {mnist,fashion,both}
 [--fast] [--out DIR] [--device auto|cpu|cuda] [--jobs N] [--budget B] [--seed S]``
 
 * ``contribution``: Figures 2-3 (:mod:`fedlib.experiments.contribution`), saved as
@@ -9,7 +9,10 @@
   (:mod:`fedlib.experiments.multitask`), independent runs in ``--jobs`` parallel processes,
   each checkpointed under ``<out>/.checkpoints/`` (a restarted command resumes) and saved as
   ``<out>/tables_<dataset>_<mechanism>.json``;
-* ``mechanisms``: Figures 4-5 through ``fedlib.experiments.auction_sweeps.run_figures``.
+* ``mechanisms``: Figures 4-5 through ``fedlib.experiments.auction_sweeps.run_figures``;
+* ``budgets``: ours at several budgets with fewer tasks
+  (:mod:`fedlib.experiments.budget_sweep`), the budgets in ``--jobs`` parallel processes,
+  saved as ``<out>/budgets_<dataset>_ours.json`` (default dataset: mnist).
 
 Stored results are verified on the CPU (:func:`~fedlib.experiments.results.verify_result`), so
 results meant for the book should be computed with ``--device cpu``.
@@ -28,20 +31,20 @@ from fedlib.fl.data import DATASETS
 
 
 def add_reproduce_parser(commands: argparse._SubParsersAction) -> None:
-    """Register ``reproduce {contribution,mechanisms,tables}``."""
+    """Register ``reproduce {contribution,mechanisms,tables,budgets}``."""
     from fedlib.experiments.multitask import DEFAULT_BUDGET
 
     sub = commands.add_parser("reproduce", help="run one of the paper's experiments",
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub.add_argument("experiment", choices=["contribution", "mechanisms", "tables"])
+    sub.add_argument("experiment", choices=["contribution", "mechanisms", "tables", "budgets"])
     sub.add_argument("--dataset", choices=[*DATASETS, "both"], default=None,
-                     help="default: both for tables, mnist (the paper's) for contribution")
+                     help="default: both for tables, mnist for contribution and budgets")
     sub.add_argument("--fast", action="store_true", help="a small smoke-sized run")
     sub.add_argument("--out", default="results", help="folder for the JSON results")
     sub.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     sub.add_argument("--jobs", type=int, default=2,
-                     help="parallel processes for tables (default 2)")
+                     help="parallel processes for tables and budgets (default 2)")
     sub.add_argument("--budget", type=float, default=DEFAULT_BUDGET,
                      help=f"budget per task for tables (default {DEFAULT_BUDGET:g})")
     sub.add_argument("--seed", type=int, default=0,
@@ -116,6 +119,30 @@ def _mechanisms(args: argparse.Namespace) -> int:
     return 0
 
 
+def _budgets(args: argparse.Namespace) -> int:
+    from fedlib.experiments import budget_sweep
+    from fedlib.experiments.multitask import MultiTaskConfig
+    from fedlib.experiments.results import save_result
+
+    if args.jobs < 1:
+        raise SystemExit(f"--jobs must be at least 1, got {args.jobs}")
+    for dataset in _datasets(args, "mnist"):
+        config = budget_sweep.BudgetSweepConfig(base=MultiTaskConfig(
+            dataset=dataset, n_tasks=budget_sweep.SWEEP_TASKS, seed=args.seed,
+            device=args.device))
+        config = budget_sweep.fast_config(config) if args.fast else config
+        name = budget_sweep.result_name(config)
+        result = budget_sweep.run_budget_sweep(config, jobs=args.jobs,
+                                               checkpoint_dir=Path(args.out) / ".checkpoints")
+        path = save_result(name, config, result.records, args.out,
+                           wall_time_s=result.wall_time_s)
+        shares = ", ".join(f"B={row['budget']:g}: {row['share']:.3f}"
+                           for row in result.summary())
+        print(f"{path}: share dacc 1.0 {shares}; {result.wall_time_s:.0f} s")
+    return 0
+
+
 def _reproduce(args: argparse.Namespace) -> int:
-    runners = {"contribution": _contribution, "tables": _tables, "mechanisms": _mechanisms}
+    runners = {"contribution": _contribution, "tables": _tables, "mechanisms": _mechanisms,
+               "budgets": _budgets}
     return runners[args.experiment](args)

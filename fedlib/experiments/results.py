@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 import fedlib
-from fedlib.experiments import auction_sweeps, contribution, multitask
+from fedlib.experiments import auction_sweeps, budget_sweep, contribution, multitask
 from fedlib.fl.device import resolve_device
 
 #: Relative tolerance of :func:`verify_result` (and a tiny absolute one for exact zeros).
@@ -60,6 +60,9 @@ EXPERIMENTS = {
     "mechanisms": _Experiment(auction_sweeps.SweepConfig.from_dict, auction_sweeps.command_flags,
                               auction_sweeps.recompute,
                               "fedlib.experiments.auction_sweeps.run_figures"),
+    "budgets": _Experiment(budget_sweep.BudgetSweepConfig.from_dict, budget_sweep.command_flags,
+                           budget_sweep.recompute,
+                           "fedlib.experiments.budget_sweep.run_budget_sweep"),
 }
 
 
@@ -71,7 +74,8 @@ class StoredResult:
     ----------
     name : str
     experiment : str
-        A key of :data:`EXPERIMENTS`: ``"tables"``, ``"contribution"`` or ``"mechanisms"``.
+        A key of :data:`EXPERIMENTS`: ``"tables"``, ``"contribution"``, ``"mechanisms"`` or
+        ``"budgets"``.
     config : dict
         The stored configuration (as written by the config's ``to_dict``).
     records : list of dict

@@ -1,0 +1,397 @@
+"""How Tables 1 and 2 depend on the budget, which the paper does not state.
+
+Two pieces of evidence:
+
+* :func:`run_budget_sweep`: the multi-task experiment of Tables 1-3
+  (:mod:`fedlib.experiments.multitask`) for one mechanism at several budgets, with fewer tasks
+  than the paper's 50 (default 20, the first 5 not evaluated). Stored as
+  ``results/budgets_<dataset>_<mechanism>.json`` by ``python -m fedlib reproduce budgets``.
+* :func:`steady_state`: the auction alone, played many times with the reputations the paper
+  reports in Table 1 held fixed and the bids redrawn as in the experiment. If Table 2's share
+  1.000 holds, no worker with dacc < 1 wins in the last 45 tasks, so (losers keep their
+  reputation) their reputations are frozen during those tasks; the dacc 1.0 workers' stay near
+  the paper's value. Then the share of clean tasks (every winner has dacc 1.0) and the payment
+  of a dacc 1.0 winner are functions of the budget alone, and :func:`budget_window` finds the
+  budget that gives Table 1's payment and the largest budget at which 45 clean tasks in a row
+  are still plausible.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fedlib.experiments import multitask
+from fedlib.experiments.multitask import (
+    DEFAULT_BUDGET,
+    PAPER_GROUPS,
+    MultiTaskConfig,
+    MultiTaskResult,
+    run_multitask,
+)
+from fedlib.mechanism.mechanisms import MECHANISMS
+
+#: Budgets of the stored sweep.
+SWEEP_BUDGETS: tuple[float, ...] = (30.0, 45.0, 60.0, 75.0, 90.0)
+#: Tasks per budget in the stored sweep (the first ``eval_from = 5`` are not evaluated).
+SWEEP_TASKS = 20
+#: Round fields kept per task in the sweep's records (the winners' per-round fields are not).
+SWEEP_ROUND_FIELDS = ("test_loss", "test_acc")
+
+
+def _default_base() -> MultiTaskConfig:
+    return MultiTaskConfig(n_tasks=SWEEP_TASKS)
+
+
+@dataclass(frozen=True)
+class BudgetSweepConfig:
+    """The multi-task experiment ``base`` run once per budget.
+
+    Attributes
+    ----------
+    budgets : tuple of float
+        Budgets per task, increasing; ``base.budget`` is ignored (and not stored).
+    base : MultiTaskConfig
+        Everything else: dataset, mechanism, tasks, workers, seed, device.
+    """
+
+    budgets: tuple[float, ...] = SWEEP_BUDGETS
+    base: MultiTaskConfig = field(default_factory=_default_base)
+
+    def __post_init__(self) -> None:
+        budgets = tuple(float(b) for b in self.budgets)
+        if not budgets or not all(np.isfinite(b) and b > 0 for b in budgets):
+            raise ValueError(f"budgets must be positive numbers, got {self.budgets!r}")
+        if list(budgets) != sorted(set(budgets)):
+            raise ValueError(f"budgets must be increasing and distinct, got {self.budgets!r}")
+        object.__setattr__(self, "budgets", budgets)
+        # The base's own budget plays no role: pin it so that equal sweeps compare equal.
+        object.__setattr__(self, "base", replace(self.base, budget=DEFAULT_BUDGET))
+
+    @property
+    def device(self) -> str:
+        return self.base.device
+
+    def run_configs(self) -> list[MultiTaskConfig]:
+        """One multi-task configuration per budget."""
+        return [replace(self.base, budget=budget) for budget in self.budgets]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready configuration, tagged ``"experiment": "budgets"``; the seed and the
+        device sit at the top level (where :func:`~fedlib.experiments.results.save_result`
+        and :func:`~fedlib.experiments.results.load_result` look for them)."""
+        base = {k: v for k, v in self.base.to_dict().items()
+                if k not in ("experiment", "budget", "device", "seed")}
+        return {"experiment": "budgets", "budgets": list(self.budgets), "seed": self.base.seed,
+                "device": self.base.device, "base": base}
+
+    @classmethod
+    def from_dict(cls, state: Mapping[str, Any]) -> BudgetSweepConfig:
+        """Rebuild a configuration from :meth:`to_dict` output."""
+        base = MultiTaskConfig.from_dict({**state["base"], "seed": state["seed"],
+                                          "device": state["device"]})
+        return cls(tuple(float(b) for b in state["budgets"]), base)
+
+
+def fast_config(config: BudgetSweepConfig) -> BudgetSweepConfig:
+    """Every budget, each run at :func:`fedlib.experiments.multitask.fast_config` size."""
+    return replace(config, base=multitask.fast_config(config.base))
+
+
+def result_name(config: BudgetSweepConfig) -> str:
+    """``budgets_<dataset>_<mechanism>``, with ``_s<seed>`` and ``_fast`` where they apply."""
+    name = f"budgets_{config.base.dataset}_{config.base.mechanism}"
+    if config.base.seed != 0:
+        name += f"_s{config.base.seed}"
+    return name + ("_fast" if config == fast_config(config) else "")
+
+
+def command_flags(config: BudgetSweepConfig) -> list[str] | None:
+    """Flags of ``python -m fedlib reproduce budgets`` that regenerate ``config``, or None."""
+    base = config.base
+    default = BudgetSweepConfig(base=MultiTaskConfig(
+        dataset=base.dataset, n_tasks=SWEEP_TASKS, seed=base.seed, device=base.device))
+    flags = [f"--dataset {base.dataset}"] + ([f"--seed {base.seed}"] if base.seed else [])
+    if config == fast_config(default):
+        return [*flags, "--fast"]
+    return flags if config == default else None
+
+
+def _slim(record: Mapping[str, Any]) -> dict[str, Any]:
+    rounds = {name: record["rounds"][name] for name in SWEEP_ROUND_FIELDS}
+    return {**record, "rounds": rounds}
+
+
+@dataclass(frozen=True, eq=False)
+class BudgetSweepResult:
+    """A budget sweep: one :class:`~fedlib.experiments.multitask.MultiTaskResult` per budget.
+
+    The runs' records keep only ``test_loss`` and ``test_acc`` per round (enough for
+    :func:`~fedlib.experiments.multitask.table1`, ``table2`` and ``table3``).
+    """
+
+    config: BudgetSweepConfig
+    runs: tuple[MultiTaskResult, ...]
+    wall_time_s: float  # compute time of all runs together
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """Stored form, task-major: ``{"task": t, "runs": [record of each budget]}``, so that
+        the first records of the file hold the first tasks of every budget."""
+        return [{"task": t, "runs": [_slim(run.records[t]) for run in self.runs]}
+                for t in range(self.config.base.n_tasks)]
+
+    @classmethod
+    def from_stored(cls, config: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
+                    wall_time_s: float) -> BudgetSweepResult:
+        """Rebuild a result from stored JSON."""
+        sweep = BudgetSweepConfig.from_dict(config)
+        runs = tuple(MultiTaskResult(run_config, tuple(r["runs"][i] for r in records),
+                                     wall_time_s / len(sweep.budgets))
+                     for i, run_config in enumerate(sweep.run_configs()))
+        return cls(sweep, runs, wall_time_s)
+
+    def summary(self, dacc: float = 1.0) -> list[dict[str, float]]:
+        """One row per budget: ``budget``; ``winners`` (mean per evaluated task); ``share``
+        (Table 2); ``payment`` of a ``dacc`` winner over all tasks (Table 1's definition);
+        ``reputation`` (final mean ``Re`` of the ``dacc`` group); ``loss`` (Table 3);
+        ``first_share``, the share of ``dacc`` among the first task's winners."""
+        rows = []
+        for budget, run in zip(self.config.budgets, self.runs, strict=True):
+            t1 = multitask.table1(run)[dacc]
+            first = run.config.daccs[run.records[0]["winners"]]
+            rows.append({
+                "budget": budget,
+                "winners": float(np.mean([len(r["winners"]) for r in run.evaluated])),
+                "share": multitask.table2(run, dacc),
+                "payment": t1["payment"],
+                "reputation": t1["reputation"],
+                "loss": multitask.table3(run),
+                "first_share": float(np.mean(first == dacc)) if first.size else float("nan"),
+            })
+        return rows
+
+
+def _run_one(config: dict[str, Any], checkpoint: str | None) -> tuple[list[dict[str, Any]], float]:
+    result = run_multitask(MultiTaskConfig.from_dict(config), checkpoint)
+    if checkpoint is not None:
+        Path(checkpoint).unlink(missing_ok=True)
+    return list(result.records), result.wall_time_s
+
+
+def run_budget_sweep(config: BudgetSweepConfig | None = None, *, jobs: int = 1,
+                     checkpoint_dir: str | Path | None = None) -> BudgetSweepResult:
+    """Run the multi-task experiment once per budget.
+
+    Parameters
+    ----------
+    config : BudgetSweepConfig, optional
+        Default: ours on MNIST at :data:`SWEEP_BUDGETS`, :data:`SWEEP_TASKS` tasks.
+    jobs : int, default 1
+        Budgets run in parallel processes (spawned; every run is seeded, so the records do not
+        depend on ``jobs``).
+    checkpoint_dir : path, optional
+        Each run checkpoints after every task into this folder (and resumes from it); a
+        finished run deletes its checkpoint.
+
+    Returns
+    -------
+    BudgetSweepResult
+    """
+    config = config or BudgetSweepConfig()
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    name = result_name(config)
+    jobs_args = [(run.to_dict(), None if checkpoint_dir is None else
+                  str(Path(checkpoint_dir) / f"{name}_b{run.budget:g}.pt"))
+                 for run in config.run_configs()]
+    if jobs == 1 or len(jobs_args) == 1:
+        outputs = [_run_one(*args) for args in jobs_args]
+    else:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            outputs = list(pool.map(_run_one, *zip(*jobs_args, strict=True)))
+    seconds = sum(wall for _, wall in outputs)
+    runs = tuple(MultiTaskResult(run, tuple(_slim(r) for r in records), wall)
+                 for run, (records, wall) in zip(config.run_configs(), outputs, strict=True))
+    return BudgetSweepResult(config, runs, seconds)
+
+
+def recompute(config: Mapping[str, Any], n_tasks: int) -> list[dict[str, Any]]:
+    """The first ``n_tasks`` stored records of a sweep, recomputed on the CPU."""
+    sweep = BudgetSweepConfig.from_dict(config)
+    short = replace(sweep, base=replace(sweep.base, n_tasks=n_tasks, device="cpu"))
+    return run_budget_sweep(short).records
+
+
+# ----------------------------------------------------------- the steady-state argument
+
+
+@dataclass(frozen=True, eq=False)
+class SteadyState:
+    """The auction played with fixed reputations and redrawn bids (:func:`steady_state`).
+
+    Attributes
+    ----------
+    budgets : numpy.ndarray
+    reputations : dict
+        ``Re`` of every worker of each data-accuracy group.
+    trials : int
+        Auctions per budget.
+    n_evaluated : int
+        Tasks that must all be clean for a share of exactly 1 (the paper's 45).
+    winners : numpy.ndarray
+        Mean number of winners per task, per budget.
+    clean : numpy.ndarray
+        Fraction of auctions in which every winner has dacc 1.0, per budget.
+    payment : numpy.ndarray
+        Mean payment of a dacc 1.0 winner (``re = Re``), per budget; NaN if none won.
+    """
+
+    budgets: np.ndarray
+    reputations: dict[float, float]
+    trials: int
+    n_evaluated: int
+    winners: np.ndarray
+    clean: np.ndarray
+    payment: np.ndarray
+
+    @property
+    def clean_redrawn(self) -> np.ndarray:
+        """Probability that all ``n_evaluated`` tasks are clean when bids are redrawn every
+        task (independent auctions): ``clean ** n_evaluated``."""
+        return self.clean ** self.n_evaluated
+
+    @property
+    def clean_fixed(self) -> np.ndarray:
+        """The same when bids are drawn once: the one auction repeats, so ``clean``."""
+        return self.clean
+
+    @property
+    def outsider_tasks(self) -> np.ndarray:
+        """Expected number of the ``n_evaluated`` tasks with a winner of dacc < 1 (redrawn)."""
+        return self.n_evaluated * (1.0 - self.clean)
+
+
+def steady_state(reputations: Mapping[float, float], budgets: Sequence[float], *,
+                 groups: Sequence[tuple[float, int]] = PAPER_GROUPS, trials: int = 2000,
+                 n_evaluated: int = 45, mechanism: str = "ours", seed: int = 0) -> SteadyState:
+    """Play ``mechanism`` ``trials`` times per budget with fixed reputations and fresh bids.
+
+    Parameters
+    ----------
+    reputations : mapping dacc -> Re
+        Accumulated reputation of every worker of a group (e.g. Table 1's values).
+    budgets : sequence of float
+    groups : sequence of (dacc, count), default the paper's 15/5/5/5 workers
+    trials : int, default 2000
+    n_evaluated : int, default 45
+    mechanism : str, default "ours"
+    seed : int, default 0
+        The same bid draws serve every budget.
+
+    Returns
+    -------
+    SteadyState
+
+    Notes
+    -----
+    Bids are drawn as in the experiment, ``U[10/3 dacc + 2/3, 10/3 dacc + 8/3]``, and the
+    realised internal reputations equal the accumulated ones (``re = Re``), so the ex-post
+    payment equals the upper payment ``Re_i rho*`` of Eq. (15) up to the min() of Eq. (16).
+    """
+    if trials < 1:
+        raise ValueError(f"trials must be at least 1, got {trials}")
+    daccs = np.repeat([d for d, _ in groups], [c for _, c in groups]).astype(float)
+    missing = sorted({float(d) for d in daccs} - {float(d) for d in reputations})
+    if missing:
+        raise ValueError(f"reputations lack the groups {missing}")
+    Re = np.array([reputations[float(d)] for d in daccs], dtype=float)
+    rng = np.random.default_rng(seed)
+    bids = 10.0 / 3.0 * daccs + 2.0 / 3.0 + 2.0 * rng.random((trials, daccs.size))
+    mech = MECHANISMS[mechanism]
+    budgets_arr = np.asarray(budgets, dtype=float)
+    winners, clean, payment = (np.empty(budgets_arr.size) for _ in range(3))
+    for b, budget in enumerate(budgets_arr):
+        counts, n_clean, paid = 0, 0, []
+        for row in bids:
+            allocation = mech.select(row, Re, float(budget), costs=row)
+            won = allocation.winners
+            counts += won.size
+            n_clean += bool(np.all(daccs[won] == 1.0))
+            pay = mech.pay(allocation, Re)
+            paid.extend(pay[won][daccs[won] == 1.0])
+        winners[b] = counts / trials
+        clean[b] = n_clean / trials
+        payment[b] = float(np.mean(paid)) if paid else float("nan")
+    return SteadyState(budgets_arr, {float(k): float(v) for k, v in reputations.items()},
+                       trials, n_evaluated, winners, clean, payment)
+
+
+def crossing(budgets: Sequence[float], values: Sequence[float], target: float) -> float:
+    """The first budget at which ``values`` reaches ``target`` from either side, by linear
+    interpolation between neighbouring budgets; NaN if it never does."""
+    x, y = np.asarray(budgets, float), np.asarray(values, float) - target
+    for i in range(x.size - 1):
+        if np.isnan(y[i]) or np.isnan(y[i + 1]):
+            continue
+        if y[i] == 0:
+            return float(x[i])
+        if y[i] * y[i + 1] < 0:
+            return float(x[i] + (x[i + 1] - x[i]) * y[i] / (y[i] - y[i + 1]))
+    return float(x[-1]) if y.size and y[-1] == 0 else float("nan")
+
+
+@dataclass(frozen=True)
+class BudgetWindow:
+    """What Tables 1 and 2 each ask of the budget (:func:`budget_window`).
+
+    Attributes
+    ----------
+    payment_budget : float
+        Budget at which a dacc 1.0 winner's mean payment equals Table 1's.
+    share_budget : float
+        Budget at which the probability of ``n_evaluated`` clean tasks in a row (redrawn
+        bids) falls to ``plausible``: Table 2's share 1.000 is implausible above it. NaN if
+        it is below ``plausible`` already at the smallest budget, the largest budget if it
+        never falls that low.
+    clean_at_payment_budget : float
+        Probability of one clean task at ``payment_budget`` (interpolated).
+    redrawn_at_payment_budget, fixed_at_payment_budget : float
+        Probability of ``n_evaluated`` clean tasks there, bids redrawn or drawn once.
+    plausible : float
+    """
+
+    payment_budget: float
+    share_budget: float
+    clean_at_payment_budget: float
+    redrawn_at_payment_budget: float
+    fixed_at_payment_budget: float
+    plausible: float
+
+    @property
+    def compatible(self) -> bool:
+        """True when one budget could give both tables (redrawn bids)."""
+        return bool(self.payment_budget <= self.share_budget)
+
+
+def budget_window(state: SteadyState, paper_payment: float,
+                  plausible: float = 0.05) -> BudgetWindow:
+    """The budget Table 1's payment needs and the largest budget Table 2's share allows."""
+    pay_b = crossing(state.budgets, state.payment, paper_payment)
+    allowed = state.clean_redrawn >= plausible
+    if not allowed[0]:
+        share_b = float("nan")
+    elif allowed.all():
+        share_b = float(state.budgets[-1])
+    else:
+        share_b = crossing(state.budgets, state.clean_redrawn, plausible)
+    clean = (float(np.interp(pay_b, state.budgets, state.clean)) if np.isfinite(pay_b)
+             else float("nan"))
+    return BudgetWindow(pay_b, share_b, clean, clean ** state.n_evaluated, clean, plausible)

@@ -334,6 +334,58 @@ def steady_state(reputations: Mapping[float, float], budgets: Sequence[float], *
                        trials, n_evaluated, winners, clean, payment)
 
 
+@dataclass(frozen=True)
+class Undercut:
+    """Closed form: the outsiders (dacc < 1) that undercut a threshold ``rho`` (:func:`undercut`).
+
+    Attributes
+    ----------
+    rho : float
+        The threshold price per unit of reputation.
+    per_worker : dict
+        For each group with dacc < 1, the probability that one of its workers bids below
+        ``Re rho``, i.e. has cost density ``b / Re < rho``.
+    clean : float
+        Probability that no outsider does: ``prod (1 - per_worker) ** count``.
+    """
+
+    rho: float
+    per_worker: dict[float, float]
+    clean: float
+
+
+def undercut(reputations: Mapping[float, float], rho: float, *,
+             groups: Sequence[tuple[float, int]] = PAPER_GROUPS) -> Undercut:
+    """Probability that no worker with dacc < 1 has cost density below ``rho``.
+
+    Algorithm 1 selects in ascending density ``b / Re`` and its threshold satisfies
+    ``rho* <= b_{k+1} / Re_{k+1}`` (Eq. (14)), so every worker whose density is below ``rho*``
+    wins. A dacc 1.0 winner is paid at most ``Re_i rho*`` (Eq. (15)), so a payment ``p`` implies
+    ``rho* >= p / Re_i``. With bids ``U[10/3 dacc + 2/3, 10/3 dacc + 8/3]``, a worker of
+    reputation ``Re`` has density below ``rho`` with probability
+    ``clip((Re rho - 10/3 dacc - 2/3) / 2, 0, 1)``.
+    """
+    per_worker, clean = {}, 1.0
+    for dacc, count in groups:
+        if dacc == 1.0:
+            continue
+        low = 10.0 / 3.0 * dacc + 2.0 / 3.0
+        prob = float(np.clip((reputations[float(dacc)] * rho - low) / 2.0, 0.0, 1.0))
+        per_worker[float(dacc)] = prob
+        clean *= (1.0 - prob) ** count
+    return Undercut(float(rho), per_worker, clean)
+
+
+def probability_text(p: float, trials: int, power: int = 1) -> str:
+    """``p ** power`` as text, where ``p`` is a frequency over ``trials`` simulated auctions;
+    a frequency of 0 only says ``p < 1 / trials``, so it is shown as that bound."""
+    if not np.isfinite(p):
+        return "undefined"
+    if p > 0:
+        return f"{p ** power:.3g}"
+    return f"< {(1.0 / trials) ** power:.1g}"
+
+
 def crossing(budgets: Sequence[float], values: Sequence[float], target: float) -> float:
     """The first budget at which ``values`` reaches ``target`` from either side, by linear
     interpolation between neighbouring budgets; NaN if it never does."""
@@ -395,3 +447,19 @@ def budget_window(state: SteadyState, paper_payment: float,
     clean = (float(np.interp(pay_b, state.budgets, state.clean)) if np.isfinite(pay_b)
              else float("nan"))
     return BudgetWindow(pay_b, share_b, clean, clean ** state.n_evaluated, clean, plausible)
+
+
+def describe_window(window: BudgetWindow, trials: int, n_evaluated: int) -> list[str]:
+    """Short lines of text: the budget each table asks for, and the probability of Table 2's
+    share at the budget that gives Table 1's payment (bids redrawn, or drawn once)."""
+    share = (f"B <= {window.share_budget:.0f}" if np.isfinite(window.share_budget)
+             else "no budget of the grid")
+    one = window.clean_at_payment_budget
+    at = f"at B = {window.payment_budget:.0f}"
+    return [f"Table 1's payment needs B = {window.payment_budget:.0f}",
+            f"Table 2's share (probability >= {window.plausible:g}) needs {share}",
+            f"{at}: P(one clean task) = {probability_text(one, trials)}",
+            f"{at}: P({n_evaluated} clean tasks), bids redrawn = "
+            f"{probability_text(one, trials, n_evaluated)}",
+            f"{at}: P({n_evaluated} clean tasks), bids drawn once = "
+            f"{probability_text(one, trials)}"]

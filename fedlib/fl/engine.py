@@ -127,42 +127,41 @@ def _linear(p: Stacked, name: str, x: Tensor) -> Tensor:
 
 
 class _BatchedMLP:
-    """784-200-200-10 over stacked parameters; first-layer features (200,)."""
+    """784-200-200-10 over stacked parameters; the first stage is the first layer's
+    pre-activation (200 features per model)."""
 
-    #: Aggregates' first-layer pre-activations are combined from the local models' ones:
-    #: cheaper than a product with 784 multiply-adds per output.
-    combine_first_layer = True
+    #: The first stage is linear in the parameters, and 784 multiply-adds per output make the
+    #: aggregates' pre-activations cheaper to combine from the local models' ones than to
+    #: compute (:func:`_with_averages`).
+    combine_first_stage = True
 
     @staticmethod
     def first_shared(p: Stacked, x: Tensor) -> Tensor:
-        """Pre-activations (c, k, 200) of k models on shared images (c, 28, 28)."""
+        """First-stage outputs (c, k, 200) of k models on shared images (c, 28, 28)."""
         k = p["fc1.weight"].shape[0]
         w = p["fc1.weight"].reshape(k * 200, 784)
-        return torch.addmm(p["fc1.bias"].reshape(-1), x.reshape(len(x), 784), w.t()).view(
-            len(x), k, 200
-        )
+        a = torch.addmm(p["fc1.bias"].reshape(-1), x.reshape(len(x), 784), w.t())
+        return a.view(len(x), k, 200)
 
     @staticmethod
     def first_own(p: Stacked, x: Tensor) -> Tensor:
-        """Pre-activations (b, k, 200) of each model on its own images (k, b, 28, 28)."""
+        """First-stage outputs (b, k, 200) of each model on its own images (k, b, 28, 28)."""
         return _linear(p, "fc1", x.flatten(2)).transpose(0, 1)
 
     @staticmethod
     def rest(p: Stacked, z: Tensor) -> Tensor:
-        """Logits (k, c, 10) from first-layer pre-activations (c, k, 200)."""
+        """Logits (k, c, 10) from first-stage outputs (c, k, 200)."""
         h = F.relu(_linear(p, "fc2", F.relu(z).transpose(0, 1)))
         return _linear(p, "fc3", h)
 
 
 class _BatchedLeNet:
-    """LeNet-5 over stacked parameters; the first stage is conv1, max-pool and ReLU.
+    """LeNet-5 over stacked parameters; the first stage is conv1, 2x2 max-pool and ReLU.
 
     Feature maps are kept in channels-last memory (channel index fastest), where the grouped
-    convolutions are fastest and each pooling view reads whole channel vectors.
+    convolutions are fastest and each pooling view reads whole channel vectors. The first
+    stage runs in blocks of images (see :data:`STAGE1_BLOCK_BYTES`).
     """
-
-    #: The first stage ends in a max-pool, so its output is not linear in the parameters.
-    combine_first_layer = False
 
     @staticmethod
     def _stage1(y: Tensor) -> Tensor:
@@ -170,17 +169,22 @@ class _BatchedLeNet:
         return F.relu(_pool(y))
 
     @staticmethod
-    def _blocks(x: Tensor, k: int, dim: int) -> tuple[Tensor, ...]:
-        """Split the images along ``dim`` into blocks whose conv1 outputs (k * 6 maps of 28 x 28
-        per image) fit :data:`STAGE1_BLOCK_BYTES` on a CPU; one block on a GPU."""
+    def _blocks(x: Tensor, maps: int, dim: int) -> tuple[Tensor, ...]:
+        """Split the images along ``dim`` into blocks whose ``maps`` conv1 feature maps
+        (28 x 28) fit :data:`STAGE1_BLOCK_BYTES` on a CPU; one block on a GPU."""
         if x.device.type != "cpu":
             return (x,)
-        per_image = k * 6 * 28 * 28 * x.element_size()
+        per_image = maps * 28 * 28 * x.element_size()
         return x.split(max(1, STAGE1_BLOCK_BYTES // per_image), dim=dim)
+
+    #: The first stage ends in a max-pool, so the aggregates' outputs cannot be combined from
+    #: the local models' ones; with 25 multiply-adds per conv1 output, computing the
+    #: aggregates' conv1 directly is also cheaper than combining pre-activations.
+    combine_first_stage = False
 
     @classmethod
     def first_shared(cls, p: Stacked, x: Tensor) -> Tensor:
-        """First-stage activations (c, 6k, 14, 14) of k models on shared images (c, 28, 28).
+        """First-stage outputs (c, 6k, 14, 14) of k models on shared images (c, 28, 28).
 
         Block by block, one product of the 5x5 patches with all k * 6 filters. The patches are
         ordered by position in the pooling window, so each of the four views that the pooling
@@ -190,16 +194,16 @@ class _BatchedLeNet:
         weight = p["conv1.weight"].reshape(k * 6, 25).t()
         bias = p["conv1.bias"].reshape(-1)
         stages = []
-        for xs in cls._blocks(x, k, 0):
+        for xs in cls._blocks(x, 6 * k, 0):
             windows = F.pad(xs, (2, 2, 2, 2)).unfold(1, 5, 1).unfold(2, 5, 1)
             windows = windows.view(len(xs), 14, 2, 14, 2, 5, 5).permute(0, 2, 4, 1, 3, 5, 6)
             y = torch.addmm(bias, windows.reshape(-1, 25), weight)
-            stages.append(cls._stage1(y.view(len(xs), 2, 2, 14, 14, k * 6).permute(0, 5, 1, 2, 3, 4)))
+            stages.append(cls._stage1(y.view(len(xs), 2, 2, 14, 14, 6 * k).permute(0, 5, 1, 2, 3, 4)))
         return torch.cat(stages)
 
     @classmethod
     def first_own(cls, p: Stacked, x: Tensor) -> Tensor:
-        """First-stage activations (b, 6k, 14, 14) of each model on its own images (k, b, 28, 28).
+        """First-stage outputs (b, 6k, 14, 14) of each model on its own images (k, b, 28, 28).
 
         Block by block, one grouped convolution in channels-last layout.
         """
@@ -207,7 +211,7 @@ class _BatchedLeNet:
         w = p["conv1.weight"].reshape(k * 6, 1, 5, 5)
         bias = p["conv1.bias"].reshape(-1)
         stages = []
-        for xs in cls._blocks(x, k, 1):
+        for xs in cls._blocks(x, 6 * k, 1):
             xs = xs.transpose(0, 1).contiguous(memory_format=torch.channels_last)
             y = F.conv2d(xs, w, bias, padding=2, groups=k)
             stages.append(cls._stage1(_split_windows(y)))
@@ -227,7 +231,7 @@ class _BatchedLeNet:
 
 #: On a CPU, LeNet's first stage runs in blocks of images whose conv1 feature maps (before the
 #: pooling shrinks them fourfold) take about this many bytes, so that they stay in cache.
-STAGE1_BLOCK_BYTES = 4 << 20
+STAGE1_BLOCK_BYTES = 2 << 20
 
 _NETS = {"mlp": _BatchedMLP, "lenet": _BatchedLeNet}
 
@@ -560,7 +564,7 @@ class BatchedEngine:
             models = {key: _with_averages(value, 0, probs) for key, value in stacked.items()}
         else:
             models = stacked
-        combine = loo and self._net.combine_first_layer
+        combine = loo and self._net.combine_first_stage
         p = torch.empty(k if probs else 0, len(labels), dtype=self.dtype, device=self.device)
         losses = torch.zeros(k + 1 if loo else 0, dtype=self.dtype, device=self.device)
         start = 0

@@ -1,0 +1,305 @@
+"""Summaries of multi-task runs for the book: Tables 1-3 beside the paper's, trajectories,
+selections and checks.
+
+The runs are :class:`~fedlib.experiments.multitask.MultiTaskResult` objects (stored or
+computed, see :mod:`fedlib.experiments.stored`); the paper's numbers come from
+:mod:`fedlib.experiments.paper_numbers`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fedlib.experiments import multitask, paper_numbers
+from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
+from fedlib.mechanism.mechanisms import MECHANISMS
+
+#: Display names of the datasets.
+DATASET_LABELS = {"mnist": "MNIST", "fashion": "Fashion-MNIST"}
+#: Labels of the three kinds of row in a comparison.
+OURS, PAPER, DIFF = "ours", "paper", "ours - paper"
+
+
+def open_choices(config: MultiTaskConfig) -> dict[str, Any]:
+    """The settings the paper leaves open, and the scale, as stored in ``config``."""
+    return {
+        "budget B per task": config.budget,
+        "initial reputation Re^0": config.initial_reputation,
+        "bids redrawn every task": config.redraw_bids,
+        "fresh global model every task": config.fresh_model,
+        "seed": config.seed,
+        "workers (dacc x count)": ", ".join(f"{d:g} x {c}" for d, c in config.groups),
+        "tasks (first evaluated)": f"{config.n_tasks} ({config.eval_from})",
+        "global rounds per task": config.task.rounds,
+        "samples per worker / validation / test": (f"{config.n_samples} / {config.n_val} / "
+                                                   f"{config.n_test}"),
+    }
+
+
+def selection_matrix(result: MultiTaskResult) -> np.ndarray:
+    """Boolean array (workers, tasks): who won each task."""
+    chosen = np.zeros((result.config.daccs.size, len(result.records)), dtype=bool)
+    for t, record in enumerate(result.records):
+        chosen[record["winners"], t] = True
+    return chosen
+
+
+@dataclass(frozen=True)
+class GroupTrajectory:
+    """One data-accuracy group over the tasks of a run; arrays have one entry per task.
+
+    Attributes
+    ----------
+    dacc : float
+    Re_mean, Re_min, Re_max : numpy.ndarray
+        Accumulated reputation of the group's workers after each task.
+    payment : numpy.ndarray
+        Mean payment of the group's winners in each task (NaN when none won).
+    wins : numpy.ndarray of int
+        Number of the group's workers that won each task.
+    """
+
+    dacc: float
+    Re_mean: np.ndarray
+    Re_min: np.ndarray
+    Re_max: np.ndarray
+    payment: np.ndarray
+    wins: np.ndarray
+
+
+def group_trajectories(result: MultiTaskResult) -> dict[float, GroupTrajectory]:
+    """Reputation and payment of every data-accuracy group, task by task."""
+    daccs = result.config.daccs
+    Re = np.array([r["Re"] for r in result.records]).reshape(-1, daccs.size)
+    out = {}
+    for dacc, _ in result.config.groups:
+        members = daccs == dacc
+        payment, wins = [], []
+        for record in result.records:
+            paid = [p for w, p in zip(record["winners"], record["payments"], strict=True)
+                    if members[w]]
+            payment.append(float(np.mean(paid)) if paid else float("nan"))
+            wins.append(len(paid))
+        out[float(dacc)] = GroupTrajectory(float(dacc), Re[:, members].mean(axis=1),
+                                           Re[:, members].min(axis=1),
+                                           Re[:, members].max(axis=1), np.array(payment),
+                                           np.array(wins))
+    return out
+
+
+def final_model(result: MultiTaskResult) -> dict[str, np.ndarray]:
+    """Test ``loss`` and ``acc`` of each task's final global model (NaN for a task without
+    winners, which trains no model)."""
+    out = {}
+    for key, name in (("loss", "test_loss"), ("acc", "test_acc")):
+        out[key] = np.array([r["rounds"][name][-1] if r["winners"] else np.nan
+                             for r in result.records], dtype=float)
+    return out
+
+
+def round_curves(result: MultiTaskResult, field: str = "test_loss") -> np.ndarray:
+    """``field`` (``"test_loss"`` or ``"test_acc"``) of the global model after every round,
+    one row per evaluated task that had winners: shape (tasks, rounds)."""
+    rows = [r["rounds"][field] for r in result.evaluated if r["winners"]]
+    if not rows:
+        return np.empty((0, result.config.task.rounds))
+    return np.array(rows, dtype=float)
+
+
+def budget_overruns(result: MultiTaskResult, tol: float = 1e-9) -> list[tuple[int, float]]:
+    """``(task, total paid)`` for every task whose payments exceed the budget (none expected).
+    """
+    budget = result.config.budget
+    return [(r["task"], float(sum(r["payments"]))) for r in result.records
+            if sum(r["payments"]) > budget * (1 + tol) + tol]
+
+
+def _diff(ours: float, paper: float) -> float:
+    return ours - paper if np.isfinite(ours) else float("nan")
+
+
+def table1_rows(runs: Mapping[str, MultiTaskResult]) -> list[dict[str, Any]]:
+    """Table 1 for each dataset's run of ours beside the paper's, three rows per quantity.
+
+    Each row holds ``dataset``, ``quantity``, ``source`` (:data:`OURS`, :data:`PAPER` or
+    :data:`DIFF`) and one value per data accuracy of
+    :data:`~fedlib.experiments.paper_numbers.TABLE1_DACCS` (keys are the floats). Ours follows
+    :func:`~fedlib.experiments.multitask.table1` over all tasks: mean contribution and payment
+    over the (worker, task) pairs the group won (NaN if it never won) and the group's mean
+    reputation after the last task.
+    """
+    rows = []
+    for dataset, run in runs.items():
+        ours = multitask.table1(run)
+        paper = paper_numbers.TABLE1[dataset]
+        for quantity in paper_numbers.TABLE1_QUANTITIES:
+            values = {d: ours[d][quantity] for d in paper_numbers.TABLE1_DACCS}
+            base = {"dataset": dataset, "quantity": quantity}
+            rows += [{**base, "source": OURS, **values},
+                     {**base, "source": PAPER, **paper[quantity]},
+                     {**base, "source": DIFF, **{d: _diff(values[d], paper[quantity][d])
+                                                 for d in values}}]
+    return rows
+
+
+def _per_mechanism(runs: Mapping[tuple[str, str], MultiTaskResult], paper: Mapping,
+                   statistic: Any) -> list[dict[str, Any]]:
+    datasets = list(dict.fromkeys(d for d, _ in runs))
+    mechanisms = list(dict.fromkeys(m for _, m in runs))
+    rows = []
+    for mechanism in mechanisms:
+        row: dict[str, Any] = {"mechanism": mechanism, "label": MECHANISMS[mechanism].label}
+        for dataset in datasets:
+            ours = statistic(runs[dataset, mechanism])
+            theirs = paper[mechanism][dataset]
+            row[dataset] = {OURS: ours, PAPER: theirs, DIFF: _diff(ours, theirs)}
+        rows.append(row)
+    return rows
+
+
+def table2_rows(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[dict[str, Any]]:
+    """Table 2 (share of dacc 1.0 among the selected, evaluated tasks), one row per mechanism:
+    ``mechanism``, ``label`` and per dataset ``{OURS, PAPER, DIFF}``."""
+    return _per_mechanism(runs, paper_numbers.TABLE2, multitask.table2)
+
+
+def table3_rows(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[dict[str, Any]]:
+    """Table 3 (mean test loss of the final global model, evaluated tasks), as
+    :func:`table2_rows`."""
+    return _per_mechanism(runs, paper_numbers.TABLE3, multitask.table3)
+
+
+def check_tables(t1: Sequence[Mapping[str, Any]], t2: Sequence[Mapping[str, Any]],
+                 t3: Sequence[Mapping[str, Any]], datasets: Sequence[str],
+                 mechanisms: Sequence[str]) -> list[str]:
+    """Problems with the three comparisons: a missing row or column, or a statistic that must
+    be finite and is not (empty when all is well). Table 1's payment and contribution may be
+    NaN (a group that never won)."""
+    problems = []
+    want1 = {(d, q, s) for d in datasets for q in paper_numbers.TABLE1_QUANTITIES
+             for s in (OURS, PAPER, DIFF)}
+    got1 = {(r["dataset"], r["quantity"], r["source"]) for r in t1}
+    problems += [f"Table 1 lacks {key}" for key in sorted(want1 - got1)]
+    for row in t1:
+        missing = [d for d in paper_numbers.TABLE1_DACCS if d not in row]
+        if missing:
+            problems.append(f"Table 1 {row['dataset']} {row['quantity']} lacks dacc {missing}")
+        elif row["quantity"] == "reputation" and row["source"] == OURS and not all(
+                np.isfinite(row[d]) for d in paper_numbers.TABLE1_DACCS):
+            problems.append(f"Table 1 {row['dataset']} reputation is not finite")
+    for name, rows in (("Table 2", t2), ("Table 3", t3)):
+        if [r["mechanism"] for r in rows] != list(mechanisms):
+            problems.append(f"{name} rows {[r['mechanism'] for r in rows]} != {list(mechanisms)}")
+        for row in rows:
+            for dataset in datasets:
+                cell = row.get(dataset)
+                if cell is None or set(cell) != {OURS, PAPER, DIFF}:
+                    problems.append(f"{name} {row['mechanism']} lacks {dataset}")
+                elif not np.isfinite(cell[OURS]):
+                    problems.append(f"{name} {row['mechanism']} {dataset} is not finite")
+    return problems
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One statement of the paper's Section 6, checked on our runs.
+
+    Attributes
+    ----------
+    table : str
+    text : str
+        The paper's statement.
+    holds : dict
+        Per dataset, whether it holds in our runs.
+    detail : dict
+        Per dataset, the numbers behind the verdict.
+    """
+
+    table: str
+    text: str
+    holds: dict[str, bool]
+    detail: dict[str, str]
+
+
+def _increasing(values: Sequence[float]) -> bool:
+    return bool(np.all(np.diff(np.asarray(values, float)) > 0))
+
+
+def paper_claims(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[Claim]:
+    """The paper's qualitative statements about Tables 1-3, checked on ``runs`` (keyed by
+    (dataset, mechanism); needs ours and, for the comparisons, the other mechanisms).
+
+    Table 1's payment of a group that never won counts as 0 (the paper prints 0).
+    """
+    datasets = list(dict.fromkeys(d for d, _ in runs))
+    mechanisms = list(dict.fromkeys(m for _, m in runs))
+    claims = []
+    daccs = sorted(paper_numbers.TABLE1_DACCS)
+    for quantity, word in (("contribution", "contributions"), ("reputation", "reputations"),
+                           ("payment", "rewards")):
+        holds, detail = {}, {}
+        for dataset in datasets:
+            t1 = multitask.table1(runs[dataset, "ours"])
+            values = [t1[d][quantity] for d in daccs]
+            values = [0.0 if quantity == "payment" and not np.isfinite(v) else v
+                      for v in values]
+            holds[dataset] = _increasing(values)
+            detail[dataset] = ", ".join(f"{v:.3f}" for v in values)
+        claims.append(Claim("1", f"workers with higher data accuracy obtain higher {word} "
+                                 "(dacc 0.1 < 0.4 < 0.7 < 1.0)", holds, detail))
+    shares = {key: multitask.table2(run) for key, run in runs.items()}
+    losses = {key: multitask.table3(run) for key, run in runs.items()}
+    claims.append(Claim("2", "ours selects only workers with data accuracy 1.0 in the last "
+                             "45 tasks",
+                        {d: shares[d, "ours"] == 1.0 for d in datasets},
+                        {d: f"share {shares[d, 'ours']:.4f}" for d in datasets}))
+    others = [m for m in mechanisms if m not in ("ours", "rrafl")]
+    claims.append(Claim("2", "ours and RRAFL select a larger share of dacc 1.0 workers than "
+                             "the other mechanisms",
+                        {d: all(min(shares[d, "ours"], shares[d, "rrafl"]) > shares[d, m]
+                                for m in others) for d in datasets},
+                        {d: ", ".join(f"{MECHANISMS[m].label} {shares[d, m]:.3f}"
+                                      for m in mechanisms) for d in datasets}))
+    claims.append(Claim("3", "ours gives the smallest average loss of the global model",
+                        {d: all(losses[d, "ours"] <= losses[d, m] for m in mechanisms)
+                         for d in datasets},
+                        {d: ", ".join(f"{MECHANISMS[m].label} {losses[d, m]:.4f}"
+                                      for m in mechanisms) for d in datasets}))
+    poor = [m for m in ("vanilla", "bid_greedy") if m in mechanisms]
+    claims.append(Claim("3", "ours gives a lower loss than Vanilla FL and Bid Greedy",
+                        {d: all(losses[d, "ours"] < losses[d, m] for m in poor)
+                         for d in datasets},
+                        {d: ", ".join(f"{MECHANISMS[m].label} {losses[d, m]:.4f}"
+                                      for m in ["ours", *poor]) for d in datasets}))
+    return claims
+
+
+def same_runs(a: MultiTaskResult, b: MultiTaskResult) -> bool:
+    """True when two runs selected the same winners in every task and produced the same
+    reputations and global models (e.g. ours and RRAFL, which differ only in payments)."""
+    return len(a.records) == len(b.records) and all(
+        ra["winners"] == rb["winners"] and ra["Re"] == rb["Re"]
+        and ra["rounds"]["test_loss"] == rb["rounds"]["test_loss"]
+        for ra, rb in zip(a.records, b.records, strict=True))
+
+
+def run_problems(runs: Mapping[Any, MultiTaskResult]) -> list[str]:
+    """What must hold in every run, whatever the numbers: all tasks recorded, one entry per
+    winner in every per-winner field, and no task paying more than the budget (empty when all
+    is well)."""
+    problems = []
+    for key, run in runs.items():
+        if len(run.records) != run.config.n_tasks:
+            problems.append(f"{key}: {len(run.records)} tasks, expected {run.config.n_tasks}")
+        for record in run.records:
+            k = len(record["winners"])
+            bad = [f for f in ("payments", "contribution", "re") if len(record[f]) != k]
+            if bad:
+                problems.append(f"{key} task {record['task']}: {bad} do not match the winners")
+        problems += [f"{key} task {t}: paid {paid:.6g} > B = {run.config.budget:g}"
+                     for t, paid in budget_overruns(run)]
+    return problems

@@ -1,0 +1,265 @@
+"""Where a chapter's long experiments come from: the stored results, or a run made now.
+
+A chapter builds the configuration it wants at paper scale and calls :func:`obtain`, which,
+depending on the process's mode (:func:`mode`),
+
+* ``"stored"`` (default): reads ``<results>/<name>.json`` through
+  :func:`~fedlib.experiments.results.load_result`, which checks that the stored configuration
+  is the one asked for and otherwise fails with the command that regenerates it;
+* ``"fast"`` (``FEDLIB_FAST=1``): runs the experiment's smoke-sized configuration
+  (``fast_config``) now, in seconds, and stores nothing;
+* ``"recompute"`` (``FEDLIB_RECOMPUTE=1``): runs the asked configuration now, at its full
+  scale, instead of reading (minutes to an hour).
+
+Either way the chapter gets the result object and a :class:`Provenance` saying where it came
+from (revision, machine, time taken, how to regenerate). The results folder is
+``$FEDLIB_RESULTS`` if set, else ``results/`` at the root of the fedlib checkout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from fedlib.book import ROOT
+from fedlib.experiments import budget_sweep, multitask, results
+from fedlib.experiments.budget_sweep import BudgetSweepConfig, BudgetSweepResult
+from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
+from fedlib.runtime import fast_mode
+
+Mode = Literal["stored", "fast", "recompute"]
+
+
+def results_dir() -> Path:
+    """``$FEDLIB_RESULTS`` if set, else ``<fedlib checkout>/results``."""
+    return Path(os.environ.get("FEDLIB_RESULTS") or ROOT / "results")
+
+
+def recompute_mode() -> bool:
+    """True when ``FEDLIB_RECOMPUTE=1``: chapters rerun their long experiments."""
+    return os.environ.get("FEDLIB_RECOMPUTE", "0") not in ("", "0", "false", "False")
+
+
+def mode() -> Mode:
+    """``"fast"`` under ``FEDLIB_FAST=1`` (it wins), ``"recompute"`` under
+    ``FEDLIB_RECOMPUTE=1``, else ``"stored"``."""
+    if fast_mode():
+        return "fast"
+    return "recompute" if recompute_mode() else "stored"
+
+
+@dataclass(frozen=True)
+class _Kind:
+    name: Callable[[Any], str]
+    fast: Callable[[Any], Any]
+    run: Callable[[Any], Any]
+    rebuild: Callable[[Mapping[str, Any], list[dict[str, Any]], float], Any]
+
+
+#: The experiments :func:`obtain` knows, by configuration class.
+KINDS: dict[type, _Kind] = {
+    MultiTaskConfig: _Kind(multitask.result_name, multitask.fast_config,
+                           multitask.run_multitask, MultiTaskResult.from_stored),
+    BudgetSweepConfig: _Kind(budget_sweep.result_name, budget_sweep.fast_config,
+                             budget_sweep.run_budget_sweep, BudgetSweepResult.from_stored),
+}
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a result came from.
+
+    Attributes
+    ----------
+    name : str
+        The result's name (its file is ``<name>.json``).
+    source : {"stored", "fast", "recompute"}
+        Read from a file, or computed in this process (smoke-sized or at full scale).
+    path : pathlib.Path or None
+        The file read (None when computed).
+    git_revision : str
+        Revision of the code that computed it (``+dirty`` when tracked files were modified).
+    machine : str
+        CPU, cores, platform and compute device.
+    wall_time_s : float
+        Compute time of the run.
+    created : str
+        When it was computed (ISO 8601, UTC).
+    command : str
+        How to regenerate the paper-scale file.
+    """
+
+    name: str
+    source: Mode
+    path: Path | None
+    git_revision: str
+    machine: str
+    wall_time_s: float
+    created: str
+    command: str
+
+    def row(self) -> dict[str, str]:
+        """The provenance as strings, for a table."""
+        path = self.path
+        if path is not None and path.resolve().is_relative_to(ROOT):
+            path = path.resolve().relative_to(ROOT)
+        where = {"stored": f"read from {path}",
+                 "fast": "computed now, smoke-sized (FEDLIB_FAST=1)",
+                 "recompute": "computed now (FEDLIB_RECOMPUTE=1)"}[self.source]
+        return {"result": self.name, "source": where, "revision": self.git_revision,
+                "machine": self.machine, "wall time": f"{self.wall_time_s:.0f} s",
+                "created": self.created, "regenerate": self.command}
+
+
+@dataclass(frozen=True, eq=False)
+class Obtained:
+    """A result and its :class:`Provenance`."""
+
+    result: Any
+    provenance: Provenance
+
+
+def _machine(machine: Mapping[str, Any]) -> str:
+    device = machine["device"]
+    if device != "cpu":
+        device = f"{device} ({machine['device_name']})"
+    return (f"{machine['cpu']}, {machine['cpu_count']} CPUs, {machine['platform']}, "
+            f"device {device}")
+
+
+def _revision(revision: str, dirty: bool) -> str:
+    return revision + ("+dirty" if dirty else "")
+
+
+def obtain(config: Any, folder: str | os.PathLike[str] | None = None, *,
+           how: Mode | None = None) -> Obtained:
+    """The result of ``config`` (a paper-scale configuration), read or computed per :func:`mode`.
+
+    Parameters
+    ----------
+    config : MultiTaskConfig or BudgetSweepConfig
+        What the chapter asks for, at the scale it wants to show.
+    folder : path, optional
+        The results folder; default :func:`results_dir`.
+    how : {"stored", "fast", "recompute"}, optional
+        Default :func:`mode`.
+
+    Returns
+    -------
+    Obtained
+        In fast mode, the result of ``fast_config(config)``.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        In stored mode, if the file is missing or holds another configuration; the message
+        names the command that regenerates it.
+    """
+    kind = KINDS.get(type(config))
+    if kind is None:
+        raise TypeError(f"obtain() knows {sorted(k.__name__ for k in KINDS)}, got "
+                        f"{type(config).__name__}")
+    folder = Path(folder) if folder is not None else results_dir()
+    chosen = how or mode()
+    command = results.reproduce_command(config, "results")
+    name = kind.name(config)
+    if chosen == "stored":
+        stored = results.load_result(name, config, folder)
+        meta = stored.meta
+        return Obtained(
+            kind.rebuild(stored.config, stored.records, float(meta["wall_time_s"])),
+            Provenance(name, "stored", stored.path,
+                       _revision(meta["git_revision"], meta["git_dirty"]),
+                       _machine(meta["machine"]), float(meta["wall_time_s"]), meta["created"],
+                       command))
+    if chosen not in ("fast", "recompute"):
+        raise ValueError(f"mode must be 'stored', 'fast' or 'recompute', got {chosen!r}")
+    run_config = kind.fast(config) if chosen == "fast" else config
+    result = kind.run(run_config)
+    return Obtained(result, Provenance(
+        kind.name(run_config), chosen, None, _revision(*results.git_revision()),
+        _machine(results.machine_description(run_config.device)), float(result.wall_time_s),
+        datetime.now(UTC).isoformat(timespec="seconds"), command))
+
+
+def obtain_all(configs: Mapping[Any, Any], folder: str | os.PathLike[str] | None = None, *,
+               how: Mode | None = None) -> dict[Any, Obtained]:
+    """:func:`obtain` for every configuration of ``configs`` (same keys).
+
+    Raises
+    ------
+    FileNotFoundError
+        In stored mode, naming every missing or mismatched file and its regenerate command at
+        once (not just the first).
+    """
+    out, problems = {}, []
+    for key, config in configs.items():
+        try:
+            out[key] = obtain(config, folder, how=how)
+        except (FileNotFoundError, ValueError) as error:
+            if (how or mode()) != "stored":
+                raise
+            problems.append(str(error))
+    if problems:
+        raise FileNotFoundError(f"{len(problems)} stored result(s) missing or stale:\n"
+                                + "\n".join(problems))
+    return out
+
+
+class StaleResultError(AssertionError):
+    """A stored result that the current code does not reproduce (:func:`check_fresh`)."""
+
+
+def check_fresh(name: str, folder: str | os.PathLike[str] | None = None,
+                n_tasks: int = 2) -> results.VerificationReport:
+    """Recompute the first ``n_tasks`` tasks of ``<folder>/<name>.json`` at the stored (paper)
+    scale on the CPU and require the same winners and every number to 1e-6 relative
+    (:func:`~fedlib.experiments.results.verify_result`).
+
+    Returns
+    -------
+    VerificationReport
+        When the file is fresh.
+
+    Raises
+    ------
+    StaleResultError
+        Naming the file, the first differences and the command that regenerates it.
+    FileNotFoundError
+        If the file does not exist.
+    """
+    folder = Path(folder) if folder is not None else results_dir()
+    report = results.verify_result(name, n_tasks, folder)
+    if report.ok:
+        return report
+    config = json.loads((folder / f"{name}.json").read_text())["config"]
+    shown = "\n  ".join(report.mismatches[:8])
+    more = len(report.mismatches) - 8
+    raise StaleResultError(
+        f"{folder / name}.json is stale: recomputing its first {n_tasks} tasks on the CPU "
+        f"gives other records ({len(report.mismatches)} difference(s); stored on "
+        f"{report.stored_device}):\n  {shown}" + (f"\n  ... and {more} more" if more > 0 else "")
+        + f"\nRegenerate it: {results.reproduce_command(config, folder)}")
+
+
+def table_configs(datasets: Iterable[str] = ("mnist", "fashion"),
+                  mechanisms: Iterable[str] = multitask.TABLE_MECHANISMS,
+                  **fields: Any) -> dict[tuple[str, str], MultiTaskConfig]:
+    """One :class:`~fedlib.experiments.multitask.MultiTaskConfig` per (dataset, mechanism),
+    every other field from ``fields`` (e.g. ``n_tasks``, ``budget``, ``task``)."""
+    return {(dataset, mechanism): MultiTaskConfig(dataset=dataset, mechanism=mechanism,
+                                                  **fields)
+            for dataset in datasets for mechanism in mechanisms}
+
+
+def federated_results() -> dict[str, Any]:
+    """The paper-scale results the chapter "Federated experiments" reads, by name: Tables 1-3
+    (both datasets, the mechanisms of :data:`~fedlib.experiments.multitask.TABLE_MECHANISMS`)
+    and the budget sweep (:class:`~fedlib.experiments.budget_sweep.BudgetSweepConfig`)."""
+    configs: list[Any] = [*table_configs().values(), BudgetSweepConfig()]
+    return {KINDS[type(c)].name(c): c for c in configs}

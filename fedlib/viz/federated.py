@@ -1,0 +1,429 @@
+"""Figures and tables of the multi-task experiments (Tables 1-3 and what the paper lacks).
+
+Pure functions of :class:`~fedlib.experiments.multitask.MultiTaskResult`,
+:class:`~fedlib.experiments.budget_sweep.BudgetSweepResult` and
+:class:`~fedlib.experiments.budget_sweep.SteadyState` objects returning
+:class:`matplotlib.figure.Figure` objects or HTML strings.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from fedlib.experiments import paper_numbers
+from fedlib.experiments.budget_sweep import BudgetSweepResult, BudgetWindow, SteadyState
+from fedlib.experiments.federated import (
+    DATASET_LABELS,
+    DIFF,
+    OURS,
+    PAPER,
+    Claim,
+    final_model,
+    group_trajectories,
+    round_curves,
+    selection_matrix,
+)
+from fedlib.experiments.multitask import MultiTaskResult
+from fedlib.experiments.stored import Provenance
+from fedlib.mechanism import MECHANISMS
+from fedlib.viz.mechanisms import STYLES
+
+#: Colour of each data-accuracy group.
+GROUP_COLORS = {1.0: "#1a9850", 0.7: "#4575b4", 0.4: "#f46d43", 0.1: "#a50026"}
+#: Colour of each dataset.
+DATASET_COLORS = {"mnist": "#1f77b4", "fashion": "#d62728"}
+FONT = 12
+
+
+def _group_color(dacc: float) -> str:
+    return GROUP_COLORS.get(float(dacc), "#7f7f7f")
+
+
+def _label(dataset: str) -> str:
+    return DATASET_LABELS.get(dataset, dataset)
+
+
+def _mark_evaluation(ax: Axes, eval_from: int) -> None:
+    """Shade the tasks left out of the statistics; integer task ticks."""
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if eval_from > 0:
+        ax.axvspan(-0.5, eval_from - 0.5, color="0.9", zorder=0)
+
+
+# ---------------------------------------------------------------------- tables
+
+
+def _fmt(value: Any, digits: int, signed: bool = False) -> str:
+    if isinstance(value, bool | int | np.integer) or not isinstance(value, float | np.floating):
+        return html.escape(str(value))
+    if not np.isfinite(value):
+        return "&ndash;"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+_PAD = "padding:3px 10px"
+
+
+def _th(text: str, extra: str = "") -> str:
+    return f"<th style='text-align:center;{_PAD}'{extra}>{text}</th>"
+
+
+def _td(text: str, align: str = "right", extra: str = "") -> str:
+    return f"<td style='text-align:{align};{_PAD}'{extra}>{text}</td>"
+
+
+def _table(head: Sequence[str] | str, body: Sequence[Sequence[str]] | str,
+           align: str = "right") -> str:
+    """An HTML table; ``head`` and ``body`` are cell texts (one header row) or ready HTML."""
+    if not isinstance(head, str):
+        head = "<tr>" + "".join(_th(h) for h in head) + "</tr>"
+    if not isinstance(body, str):
+        body = "".join("<tr>" + "".join(_td(c, align) for c in row) + "</tr>" for row in body)
+    return f"<table><thead>{head}</thead><tbody>{body}</tbody></table>"
+
+
+_SOURCE = {OURS: "ours", PAPER: "paper", DIFF: "ours &minus; paper"}
+
+
+def table1_html(rows: Sequence[Mapping[str, Any]], digits: int = 3) -> str:
+    """Table 1 rows of :func:`~fedlib.experiments.federated.table1_rows` as HTML, one block
+    per dataset and quantity; the differences carry a sign, a group that never won shows a
+    dash."""
+    daccs = paper_numbers.TABLE1_DACCS
+    head = ("<tr>" + _th("Dataset") + _th("Quantity") + _th("")
+            + "".join(_th(f"dacc {d:.1f}") for d in daccs) + "</tr>")
+    body = []
+    for i, row in enumerate(rows):
+        cells = []
+        first_of_dataset = i == 0 or rows[i - 1]["dataset"] != row["dataset"]
+        first_of_block = first_of_dataset or rows[i - 1]["quantity"] != row["quantity"]
+        if first_of_dataset:
+            span = sum(r["dataset"] == row["dataset"] for r in rows)
+            cells.append(_td(html.escape(_label(row["dataset"])), "left",
+                             f" rowspan='{span}'"))
+        if first_of_block:
+            span = sum(r["dataset"] == row["dataset"] and r["quantity"] == row["quantity"]
+                       for r in rows)
+            cells.append(_td(html.escape(row["quantity"]), "left", f" rowspan='{span}'"))
+        cells.append(_td(_SOURCE[row["source"]], "left"))
+        cells += [_td(_fmt(row[d], digits, row["source"] == DIFF)) for d in daccs]
+        style = " style='border-top:2px solid #888'" if first_of_block and i else ""
+        body.append(f"<tr{style}>" + "".join(cells) + "</tr>")
+    return _table(head, "".join(body))
+
+
+def mechanism_table_html(rows: Sequence[Mapping[str, Any]], digits: int = 4) -> str:
+    """Table 2 or 3 rows (:func:`~fedlib.experiments.federated.table2_rows`) as HTML: per
+    dataset ours, the paper's and the difference."""
+    datasets = [k for k in rows[0] if k not in ("mechanism", "label")] if rows else []
+    head = ("<tr>" + _th("Mechanism", " rowspan='2'")
+            + "".join(_th(html.escape(_label(d)), " colspan='3'") for d in datasets)
+            + "</tr><tr>" + "".join(_th(_SOURCE[s]) for _ in datasets
+                                    for s in (OURS, PAPER, DIFF)) + "</tr>")
+    body = "".join(
+        "<tr>" + _td(html.escape(row["label"]), "left")
+        + "".join(_td(_fmt(row[d][s], digits, s == DIFF)) for d in datasets
+                  for s in (OURS, PAPER, DIFF)) + "</tr>" for row in rows)
+    return _table(head, body)
+
+
+def claims_html(claims: Sequence[Claim], datasets: Sequence[str]) -> str:
+    """The paper's statements (:func:`~fedlib.experiments.federated.paper_claims`) with a
+    verdict and the numbers behind it per dataset."""
+    head = ["Table", "The paper's statement", *(_label(d) for d in datasets)]
+    body = [[html.escape(c.table), html.escape(c.text),
+             *(f"<b>{'holds' if c.holds[d] else 'does not hold'}</b><br>"
+               f"<small>{html.escape(c.detail[d])}</small>" for d in datasets)]
+            for c in claims]
+    return _table(head, body, align="left")
+
+
+def key_value_html(items: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+                   columns: Sequence[str] | None = None) -> str:
+    """A two-column table of a mapping, or a table of several mappings (one row each)."""
+    if isinstance(items, Mapping):
+        return _table(["Setting", "Value"],
+                      [[html.escape(str(k)), html.escape(_plain(v))] for k, v in items.items()],
+                      align="left")
+    columns = list(columns or (items[0].keys() if items else []))
+    return _table([html.escape(c) for c in columns],
+                  [[html.escape(str(item[c])) for c in columns] for item in items], "left")
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, float | np.floating) and not isinstance(value, bool):
+        return f"{value:g}"
+    return str(value)
+
+
+def sweep_table_html(sweep: BudgetSweepResult) -> str:
+    """One row per budget of :meth:`~fedlib.experiments.budget_sweep.BudgetSweepResult.summary`.
+    """
+    head = ["Budget B", "dacc 1.0 among the first task's winners", "winners per task",
+            "share of dacc 1.0 (Table 2)", "payment of a dacc 1.0 winner (Table 1)",
+            "loss (Table 3)"]
+    body = [[f"{r['budget']:g}", _fmt(r["first_share"], 2), _fmt(r["winners"], 1),
+             _fmt(r["share"], 3), _fmt(r["payment"], 3), _fmt(r["loss"], 4)]
+            for r in sweep.summary()]
+    return _table(head, body)
+
+
+def provenance_html(provenances: Sequence[Provenance]) -> str:
+    """Where each result came from: a row per result (source, code revision, compute time,
+    date), then the machines and the commands that regenerate the stored files."""
+    source = {"stored": "results/ file", "fast": "computed now (fast)",
+              "recompute": "computed now"}
+    head = ["Result", "Source", "Code revision", "Compute", "Created"]
+    body = [[html.escape(p.name), source[p.source],
+             f"<code>{html.escape(p.git_revision[:10])}</code>"
+             + ("+" if p.git_revision.endswith("+dirty") else ""),
+             f"{p.wall_time_s / 60:.1f} min", html.escape(p.created[:10])]
+            for p in provenances]
+    machines = sorted({p.machine for p in provenances})
+    commands = sorted({p.command for p in provenances})
+    dirty = any(p.git_revision.endswith("+dirty") for p in provenances)
+    note = ("<p>A revision marked + was computed from a checkout with uncommitted changes.</p>"
+            if dirty else "")
+    return (_table(head, body, align="left") + note
+            + f"<p>Machine(s):</p><ul>{_items(machines)}</ul>"
+            + f"<p>To regenerate the stored files:</p><ul>{_items(commands)}</ul>")
+
+
+def _items(texts: Sequence[str]) -> str:
+    return "".join(f"<li><code>{html.escape(t)}</code></li>" for t in texts)
+
+
+# ---------------------------------------------------------------------- trajectories
+
+
+def _shared_legend(fig: Figure, ax: Axes) -> None:
+    """One legend below the panels, from ``ax``'s labelled lines."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=FONT)
+
+
+def trajectories_figure(runs: Mapping[str, MultiTaskResult], title: str | None = None) -> Figure:
+    """Reputation (top) and payment (bottom) of each data-accuracy group, task by task, one
+    column per dataset.
+
+    The reputation panel shows the group's mean ``Re`` after each task (line) and its range
+    over the group's workers (band); the payment panel the mean payment of the group's winners
+    in each task (markers; no marker when the group did not win). Shaded: tasks not evaluated.
+    """
+    fig = Figure(figsize=(5.2 * len(runs), 8.2), layout="constrained")
+    axes = fig.subplots(2, len(runs), squeeze=False, sharex="col")
+    for col, (dataset, run) in enumerate(runs.items()):
+        tasks = np.arange(len(run.records))
+        top, bottom = axes[0, col], axes[1, col]
+        for dacc, traj in group_trajectories(run).items():
+            color = _group_color(dacc)
+            top.plot(tasks, traj.Re_mean, color=color, lw=2, label=f"dacc {dacc:.1f}")
+            top.fill_between(tasks, traj.Re_min, traj.Re_max, color=color, alpha=0.18, lw=0)
+            bottom.plot(tasks, traj.payment, color=color, marker="o", ms=4, lw=1)
+        for ax in (top, bottom):
+            _mark_evaluation(ax, run.config.eval_from)
+            ax.grid(alpha=0.3)
+            ax.tick_params(labelsize=FONT - 1)
+        top.set_title(f"{_label(dataset)}: {MECHANISMS[run.config.mechanism].label}, "
+                      f"B = {run.config.budget:g}", fontsize=FONT + 1)
+        top.set_ylabel("accumulated reputation $Re$\n(line: group mean, band: range)",
+                       fontsize=FONT)
+        bottom.set_ylabel("mean payment of the group's winners", fontsize=FONT)
+        bottom.set_xlabel("task (shaded: not evaluated)", fontsize=FONT)
+        top.set_ylim(-0.03, 1.03)
+    _shared_legend(fig, axes[0, 0])
+    if title:
+        fig.suptitle(title, fontsize=FONT + 2)
+    return fig
+
+
+def global_model_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
+                        title: str | None = None) -> Figure:
+    """Test loss (top) and accuracy (bottom) of each task's final global model, one line per
+    mechanism, one column per dataset. Shaded: tasks not evaluated."""
+    datasets = list(dict.fromkeys(d for d, _ in runs))
+    fig = Figure(figsize=(5.2 * len(datasets), 7.6), layout="constrained")
+    axes = fig.subplots(2, len(datasets), squeeze=False, sharex="col")
+    for (dataset, mechanism), run in runs.items():
+        col = datasets.index(dataset)
+        color, marker, style, width = STYLES.get(mechanism, ("#17becf", ".", "-", 1.5))
+        series = final_model(run)
+        tasks = np.arange(len(run.records))
+        for row, key in enumerate(("loss", "acc")):
+            axes[row, col].plot(tasks, series[key], color=color, ls=style, lw=min(width, 2),
+                                marker=marker, ms=3, label=MECHANISMS[mechanism].label)
+    for col, dataset in enumerate(datasets):
+        run = next(r for (d, _), r in runs.items() if d == dataset)
+        for row in range(2):
+            _mark_evaluation(axes[row, col], run.config.eval_from)
+            axes[row, col].grid(alpha=0.3)
+            axes[row, col].tick_params(labelsize=FONT - 1)
+        axes[0, col].set_title(_label(dataset), fontsize=FONT + 1)
+        axes[1, col].set_xlabel("task (shaded: not evaluated)", fontsize=FONT)
+    axes[0, 0].set_ylabel("test loss of the final global model", fontsize=FONT)
+    axes[1, 0].set_ylabel("test accuracy of the final global model", fontsize=FONT)
+    _shared_legend(fig, axes[0, 0])
+    if title:
+        fig.suptitle(title, fontsize=FONT + 2)
+    return fig
+
+
+def round_curves_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
+                        title: str | None = None) -> Figure:
+    """Test loss (top) and accuracy (bottom) of the global model after each round of a task:
+    median over the evaluated tasks (line) and quartiles (band), one line per mechanism."""
+    datasets = list(dict.fromkeys(d for d, _ in runs))
+    fig = Figure(figsize=(5.2 * len(datasets), 7.6), layout="constrained")
+    axes = fig.subplots(2, len(datasets), squeeze=False, sharex="col")
+    for (dataset, mechanism), run in runs.items():
+        col = datasets.index(dataset)
+        color, marker, style, _ = STYLES.get(mechanism, ("#17becf", ".", "-", 1.5))
+        for row, field in enumerate(("test_loss", "test_acc")):
+            curves = round_curves(run, field)
+            if not curves.size:
+                continue
+            rounds = np.arange(1, curves.shape[1] + 1)
+            axes[row, col].xaxis.set_major_locator(MaxNLocator(integer=True))
+            low, mid, high = np.percentile(curves, [25, 50, 75], axis=0)
+            ax = axes[row, col]
+            ax.plot(rounds, mid, color=color, ls=style, marker=marker, ms=4, lw=1.8,
+                    label=MECHANISMS[mechanism].label)
+            ax.fill_between(rounds, low, high, color=color, alpha=0.15, lw=0)
+    for col, dataset in enumerate(datasets):
+        axes[0, col].set_title(_label(dataset), fontsize=FONT + 1)
+        axes[1, col].set_xlabel("global round within a task", fontsize=FONT)
+        for row in range(2):
+            axes[row, col].grid(alpha=0.3)
+            axes[row, col].tick_params(labelsize=FONT - 1)
+    axes[0, 0].set_ylabel("test loss\n(median over evaluated tasks, band: quartiles)",
+                          fontsize=FONT)
+    axes[1, 0].set_ylabel("test accuracy", fontsize=FONT)
+    _shared_legend(fig, axes[0, 0])
+    if title:
+        fig.suptitle(title, fontsize=FONT + 2)
+    return fig
+
+
+def selection_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
+                     title: str | None = None) -> Figure:
+    """Who won each task: one worker x task map per run, a row per mechanism and a column per
+    dataset (rows of a map: workers, grouped by data accuracy; a coloured cell: the worker won
+    that task, in its group's colour; dashed line: the evaluation starts)."""
+    datasets = list(dict.fromkeys(d for d, _ in runs))
+    mechanisms = list(dict.fromkeys(m for _, m in runs))
+    first = next(iter(runs.values()))
+    daccs = first.config.daccs
+    groups = [float(d) for d, _ in first.config.groups]
+    counts = np.array([c for _, c in first.config.groups])
+    cmap = ListedColormap(["white", *(_group_color(d) for d in groups)])
+    code = np.array([groups.index(float(d)) + 1 for d in daccs])
+    fig = Figure(figsize=(5.2 * len(datasets), (0.06 * daccs.size + 0.75) * len(mechanisms)
+                          + 0.9), layout="constrained")
+    axes = fig.subplots(len(mechanisms), len(datasets), squeeze=False, sharex="col")
+    for (dataset, mechanism), run in runs.items():
+        ax = axes[mechanisms.index(mechanism), datasets.index(dataset)]
+        chosen = selection_matrix(run)
+        ax.imshow(np.where(chosen, code[:, None], 0), cmap=cmap, vmin=0, vmax=len(groups),
+                  aspect="auto", interpolation="nearest")
+        for b in np.cumsum(counts)[:-1]:
+            ax.axhline(b - 0.5, color="0.3", lw=0.8)
+        ax.axvline(run.config.eval_from - 0.5, color="black", ls="--", lw=1)
+        centres = np.cumsum(counts) - counts / 2 - 0.5
+        ax.set_yticks(centres, [f"dacc {d:.1f}" for d in groups], fontsize=FONT - 3)
+        ax.set_title(f"{_label(dataset)}, {MECHANISMS[mechanism].label}: "
+                     f"{chosen.sum(axis=0).mean():.1f} winners/task", fontsize=FONT - 1,
+                     loc="left")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.tick_params(labelsize=FONT - 3)
+    for col in range(len(datasets)):
+        axes[-1, col].set_xlabel("task (dashed: evaluation starts)", fontsize=FONT - 1)
+    if title:
+        fig.suptitle(title, fontsize=FONT + 1)
+    return fig
+
+
+# ---------------------------------------------------------------------- budget
+
+
+def budget_sweep_figure(sweep: BudgetSweepResult, paper_share: float, paper_payment: float,
+                        paper_loss: float) -> Figure:
+    """Ours at several budgets: winners per task, Table 2's share, Table 1's dacc 1.0 payment
+    and Table 3's loss against the budget, with the paper's values as dashed lines."""
+    rows = sweep.summary()
+    budgets = [r["budget"] for r in rows]
+    base = sweep.config.base
+    fig = Figure(figsize=(10, 7), layout="constrained")
+    axes = fig.subplots(2, 2, sharex=True).ravel()
+    panels = (("winners", "winners per task\n(evaluated tasks)", None),
+              ("share", "share of dacc 1.0 among winners\n(evaluated tasks, Table 2)",
+               paper_share),
+              ("payment", "mean payment of a dacc 1.0\nwinner (all tasks, Table 1)",
+               paper_payment),
+              ("loss", "mean test loss of the final\nmodel (evaluated tasks, Table 3)",
+               paper_loss))
+    for ax, (key, ylabel, paper) in zip(axes, panels, strict=True):
+        ax.plot(budgets, [r[key] for r in rows], color="#d62728", marker="o", lw=2,
+                label="ours (our runs)")
+        if paper is not None:
+            ax.axhline(paper, color="black", ls="--", lw=1.2, label="the paper's value")
+        ax.set_ylabel(ylabel, fontsize=FONT)
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=FONT - 1)
+    for ax in axes[2:]:
+        ax.set_xlabel("budget B per task", fontsize=FONT)
+    axes[1].set_ylim(-0.03, 1.05)
+    axes[1].legend(fontsize=FONT - 1)
+    fig.suptitle(f"{_label(base.dataset)}, {MECHANISMS[base.mechanism].label}: "
+                 f"{base.n_tasks} tasks per budget, statistics from task {base.eval_from}",
+                 fontsize=FONT + 1)
+    return fig
+
+
+def steady_state_figure(states: Mapping[str, SteadyState], windows: Mapping[str, BudgetWindow],
+                        paper_payments: Mapping[str, float], floor: float = 1e-12) -> Figure:
+    """The auction alone at the paper's Table 1 reputations: the dacc 1.0 winners' mean
+    payment (left) and the probability that only dacc 1.0 workers win (right, log scale):
+    dotted, one task (= all evaluated tasks when the bids are drawn once); solid, all evaluated
+    tasks with bids redrawn every task. Values below ``floor`` sit on the bottom edge."""
+    fig = Figure(figsize=(10, 8.4), layout="constrained")
+    left, right = fig.subplots(2, 1, sharex=True)
+    for dataset, state in states.items():
+        color = DATASET_COLORS.get(dataset, "#7f7f7f")
+        window = windows[dataset]
+        name = _label(dataset)
+        left.plot(state.budgets, state.payment, color=color, marker="o", ms=4, lw=2,
+                  label=f"{name}: auction at Table 1's reputations")
+        left.axhline(paper_payments[dataset], color=color, ls="--", lw=1.2,
+                     label=f"{name}: the paper's Table 1 ({paper_payments[dataset]:g})")
+        right.semilogy(state.budgets, np.clip(state.clean_fixed, floor, None), color=color,
+                       ls=":", lw=2, label=f"{name}: one task (or bids drawn once)")
+        right.semilogy(state.budgets, np.clip(state.clean_redrawn, floor, None), color=color,
+                       marker="o", ms=4, lw=2,
+                       label=f"{name}: all {state.n_evaluated} tasks, bids redrawn")
+        for ax in (left, right):
+            if np.isfinite(window.payment_budget):
+                ax.axvline(window.payment_budget, color=color, ls="-.", lw=1)
+    plausible = next(iter(windows.values())).plausible
+    n_eval = next(iter(states.values())).n_evaluated
+    right.axhline(plausible, color="black", lw=1, ls="--", label=f"probability {plausible:g}")
+    right.set_ylim(floor / 3, 2)
+    left.set_ylabel("mean payment of a dacc 1.0 winner", fontsize=FONT)
+    right.set_ylabel(f"P(only dacc 1.0 workers win)\n(bottom edge: below {floor:g})",
+                     fontsize=FONT)
+    left.set_title("Table 1: the payment grows with the budget", fontsize=FONT + 1)
+    right.set_title(f"Table 2: a share of 1.000 over {n_eval} tasks", fontsize=FONT + 1)
+    right.set_xlabel("budget B per task (dash-dot: the B giving Table 1's payment)",
+                     fontsize=FONT)
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=FONT - 1)
+        ax.legend(fontsize=FONT - 2, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    return fig

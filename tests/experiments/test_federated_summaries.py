@@ -1,0 +1,164 @@
+"""Summaries of the multi-task runs for the chapter: tables beside the paper's, trajectories,
+selections, claims and checks; and the paper's numbers."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from fedlib.experiments import federated, multitask, paper_numbers
+from fedlib.experiments.federated import DIFF, OURS, PAPER
+from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig, MultiTaskResult
+from fedlib.fl.task import TaskOptions
+
+GROUPS = ((1.0, 3), (0.7, 1), (0.4, 1), (0.1, 2))
+DATASETS = ("mnist", "fashion")
+
+
+@pytest.fixture(scope="module")
+def runs(data_root):
+    base = MultiTaskConfig(n_tasks=3, eval_from=1, groups=GROUPS, budget=14.0, n_samples=100,
+                           n_val=200, n_test=200, task=TaskOptions(rounds=2), device="cpu")
+    return {(d, m): multitask.run_multitask(replace(base, dataset=d, mechanism=m))
+            for d in DATASETS for m in TABLE_MECHANISMS}
+
+
+def test_paper_numbers_cover_every_cell():
+    for dataset in DATASETS:
+        for quantity in paper_numbers.TABLE1_QUANTITIES:
+            assert set(paper_numbers.TABLE1[dataset][quantity]) == set(
+                paper_numbers.TABLE1_DACCS)
+    for table in (paper_numbers.TABLE2, paper_numbers.TABLE3):
+        assert tuple(table) == TABLE_MECHANISMS
+        assert all(set(row) == set(DATASETS) for row in table.values())
+    assert paper_numbers.TABLE1["mnist"]["payment"][1.0] == 5.533
+    assert paper_numbers.TABLE3["bid_greedy"]["fashion"] == 1.1585
+    with pytest.raises(TypeError):
+        paper_numbers.TABLE2["ours"]["mnist"] = 0.5  # read-only
+
+
+def test_table1_rows(runs):
+    ours = {d: runs[d, "ours"] for d in DATASETS}
+    rows = federated.table1_rows(ours)
+    assert len(rows) == 2 * 3 * 3
+    for dataset in DATASETS:
+        t1 = multitask.table1(ours[dataset])
+        for quantity in paper_numbers.TABLE1_QUANTITIES:
+            block = {r["source"]: r for r in rows
+                     if r["dataset"] == dataset and r["quantity"] == quantity}
+            assert set(block) == {OURS, PAPER, DIFF}
+            for d in paper_numbers.TABLE1_DACCS:
+                assert block[PAPER][d] == paper_numbers.TABLE1[dataset][quantity][d]
+                np.testing.assert_equal(block[OURS][d], t1[d][quantity])
+                if np.isfinite(block[OURS][d]):
+                    assert block[DIFF][d] == pytest.approx(block[OURS][d] - block[PAPER][d])
+                else:
+                    assert np.isnan(block[DIFF][d])
+
+
+def test_table2_and_3_rows(runs):
+    t2, t3 = federated.table2_rows(runs), federated.table3_rows(runs)
+    assert [r["mechanism"] for r in t2] == list(TABLE_MECHANISMS)
+    for row in t2:
+        for d in DATASETS:
+            assert row[d][OURS] == multitask.table2(runs[d, row["mechanism"]])
+            assert row[d][PAPER] == paper_numbers.TABLE2[row["mechanism"]][d]
+            assert row[d][DIFF] == pytest.approx(row[d][OURS] - row[d][PAPER])
+    assert t3[0]["label"] == "Our mechanism"
+    assert t3[2][DATASETS[1]][OURS] == multitask.table3(runs["fashion", "vanilla"])
+    t1 = federated.table1_rows({d: runs[d, "ours"] for d in DATASETS})
+    assert federated.check_tables(t1, t2, t3, DATASETS, TABLE_MECHANISMS) == []
+    # the check can fail: a missing row, a missing dataset, a NaN statistic
+    problems = federated.check_tables(t1[1:], t2[:-1], t3, DATASETS, TABLE_MECHANISMS)
+    assert any("Table 1 lacks" in p for p in problems)
+    assert any(p.startswith("Table 2 rows") for p in problems)
+    broken = copy.deepcopy(t3)
+    del broken[0]["fashion"]
+    broken[1]["mnist"][OURS] = float("nan")
+    problems = federated.check_tables(t1, t2, broken, DATASETS, TABLE_MECHANISMS)
+    assert any("lacks fashion" in p for p in problems)
+    assert any("not finite" in p for p in problems)
+
+
+def test_selection_and_trajectories(runs):
+    run = runs["mnist", "ours"]
+    chosen = federated.selection_matrix(run)
+    assert chosen.shape == (7, 3)
+    for t, record in enumerate(run.records):
+        assert sorted(np.flatnonzero(chosen[:, t])) == sorted(record["winners"])
+    traj = federated.group_trajectories(run)
+    assert list(traj) == [1.0, 0.7, 0.4, 0.1]
+    t1 = multitask.table1(run)
+    for dacc, g in traj.items():
+        assert g.Re_mean.shape == (3,)
+        assert np.all(g.Re_min <= g.Re_mean + 1e-12) and np.all(g.Re_mean <= g.Re_max + 1e-12)
+        assert g.Re_mean[-1] == pytest.approx(t1[dacc]["reputation"])
+        assert g.wins.sum() == t1[dacc]["wins"]
+        assert np.all(np.isnan(g.payment) == (g.wins == 0))
+
+
+def test_final_model_and_round_curves(runs):
+    run = runs["fashion", "vanilla"]
+    series = federated.final_model(run)
+    assert series["loss"].shape == series["acc"].shape == (3,)
+    assert series["loss"][0] == run.records[0]["rounds"]["test_loss"][-1]
+    curves = federated.round_curves(run, "test_acc")
+    assert curves.shape == (2, 2)  # two evaluated tasks, two rounds
+    assert np.nanmean(series["loss"][1:]) == pytest.approx(multitask.table3(run))
+    empty = MultiTaskResult(run.config, (
+        {**run.records[0], "task": 1, "winners": [], "rounds": {"test_loss": [],
+                                                               "test_acc": []}},), 0.0)
+    assert np.isnan(federated.final_model(empty)["loss"][0])
+    assert federated.round_curves(empty).shape == (0, 2)
+
+
+def test_budget_overruns(runs):
+    run = runs["mnist", "vanilla"]
+    assert federated.budget_overruns(run) == []
+    records = copy.deepcopy(list(run.records))
+    records[1]["payments"][0] += run.config.budget
+    over = federated.budget_overruns(MultiTaskResult(run.config, tuple(records), 0.0))
+    assert [t for t, _ in over] == [1]
+
+
+def test_ours_and_rrafl_are_the_same_run(runs):
+    for d in DATASETS:
+        assert federated.same_runs(runs[d, "ours"], runs[d, "rrafl"])
+        assert not federated.same_runs(runs[d, "ours"], runs[d, "bid_greedy"])
+
+
+def test_paper_claims(runs):
+    claims = federated.paper_claims(runs)
+    assert [c.table for c in claims] == ["1", "1", "1", "2", "2", "3", "3"]
+    for claim in claims:
+        assert set(claim.holds) == set(claim.detail) == set(DATASETS)
+        assert all(isinstance(v, bool) for v in claim.holds.values())
+    shares = {m: multitask.table2(runs["mnist", m]) for m in TABLE_MECHANISMS}
+    assert claims[3].holds["mnist"] == (shares["ours"] == 1.0)
+    losses = {m: multitask.table3(runs["mnist", m]) for m in TABLE_MECHANISMS}
+    assert claims[5].holds["mnist"] == (losses["ours"] <= min(losses.values()))
+
+
+def test_open_choices(runs):
+    choices = federated.open_choices(runs["mnist", "ours"].config)
+    assert choices["budget B per task"] == 14.0
+    assert choices["initial reputation Re^0"] == 0.5
+    assert choices["bids redrawn every task"] is True
+    assert choices["fresh global model every task"] is True
+    assert choices["tasks (first evaluated)"] == "3 (1)"
+
+
+def test_run_problems(runs):
+    assert federated.run_problems(runs) == []
+    run = runs["mnist", "ours"]
+    records = copy.deepcopy(list(run.records))
+    records[0]["payments"][0] += run.config.budget  # over budget
+    records[1]["re"] = records[1]["re"][:-1]  # a winner without re
+    broken = MultiTaskResult(run.config, tuple(records[:2]), 0.0)  # a task missing
+    problems = federated.run_problems({"x": broken})
+    assert any("2 tasks, expected 3" in p for p in problems)
+    assert any("task 1: ['re']" in p for p in problems)
+    assert any("task 0: paid" in p for p in problems)

@@ -1,0 +1,111 @@
+"""Reading a chapter's results: stored files, fast runs, recomputation, provenance."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from fedlib.book import ROOT
+from fedlib.experiments import budget_sweep, multitask, results, stored
+from fedlib.experiments.multitask import MultiTaskConfig
+from fedlib.fl.task import TaskOptions
+
+# Small enough to run, not the fast configuration (so "fast" and "recompute" differ).
+SMALL = MultiTaskConfig(dataset="mnist", n_tasks=2, eval_from=1, n_samples=100, n_val=200,
+                        n_test=200, task=TaskOptions(rounds=2), device="cpu")
+
+
+@pytest.fixture(scope="module")
+def folder(data_root, tmp_path_factory):
+    out = tmp_path_factory.mktemp("results")
+    run = multitask.run_multitask(SMALL)
+    results.save_result(multitask.result_name(SMALL), SMALL, run.records, out,
+                        wall_time_s=run.wall_time_s)
+    return out, run
+
+
+def test_mode_follows_the_environment(monkeypatch):
+    monkeypatch.delenv("FEDLIB_FAST", raising=False)
+    monkeypatch.delenv("FEDLIB_RECOMPUTE", raising=False)
+    assert stored.mode() == "stored"
+    monkeypatch.setenv("FEDLIB_RECOMPUTE", "1")
+    assert stored.mode() == "recompute"
+    monkeypatch.setenv("FEDLIB_FAST", "1")
+    assert stored.mode() == "fast"  # fast wins
+    monkeypatch.setenv("FEDLIB_FAST", "0")
+    monkeypatch.setenv("FEDLIB_RECOMPUTE", "0")
+    assert stored.mode() == "stored"
+
+
+def test_results_dir(monkeypatch, tmp_path):
+    monkeypatch.delenv("FEDLIB_RESULTS", raising=False)
+    assert stored.results_dir() == ROOT / "results"
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path))
+    assert stored.results_dir() == tmp_path
+
+
+def test_stored_mode_reads_the_file(folder):
+    out, run = folder
+    got = stored.obtain(replace(SMALL, device="auto"), out, how="stored")
+    assert got.result.records == run.records and got.result.config == SMALL
+    p = got.provenance
+    assert p.source == "stored" and p.path == out / f"{multitask.result_name(SMALL)}.json"
+    assert p.wall_time_s == run.wall_time_s and "CPUs" in p.machine and p.git_revision
+    assert p.command.startswith("run fedlib.experiments.multitask.run_multitask")
+    row = p.row()
+    assert row["source"].startswith("read from") and row["wall time"].endswith(" s")
+
+
+def test_stored_mode_fails_loudly_with_the_command(folder, tmp_path):
+    out, _ = folder
+    paper = MultiTaskConfig(dataset="fashion", mechanism="vanilla")
+    with pytest.raises(FileNotFoundError, match="reproduce tables --dataset fashion"):
+        stored.obtain(paper, tmp_path, how="stored")
+    with pytest.raises(ValueError, match=r"n_tasks: stored 2, expected 3"):
+        stored.obtain(replace(SMALL, n_tasks=3), out, how="stored")
+    # obtain_all names every missing file at once
+    with pytest.raises(FileNotFoundError, match=r"2 stored result\(s\)(.|\n)*vanilla"
+                                                r"(.|\n)*bid_greedy"):
+        stored.obtain_all({1: SMALL, 2: paper, 3: replace(paper, mechanism="bid_greedy")},
+                          out, how="stored")
+
+
+def test_fast_mode_runs_the_fast_configuration(data_root, tmp_path):
+    got = stored.obtain(SMALL, tmp_path, how="fast")
+    assert got.result.config == multitask.fast_config(SMALL)
+    assert got.provenance.source == "fast" and got.provenance.path is None
+    assert got.provenance.name.endswith("_fast")
+    assert not list(tmp_path.iterdir())  # nothing stored
+
+
+def test_recompute_mode_runs_the_asked_configuration(folder, tmp_path):
+    _, run = folder
+    got = stored.obtain_all({"a": SMALL}, tmp_path, how="recompute")["a"]
+    assert got.result.config == SMALL and got.result.records == run.records
+    assert got.provenance.source == "recompute"
+
+
+def test_obtain_knows_the_sweep_and_refuses_others(data_root, tmp_path):
+    sweep = budget_sweep.BudgetSweepConfig(budgets=(20.0,), base=SMALL)
+    got = stored.obtain(sweep, tmp_path, how="fast")
+    assert got.result.config == budget_sweep.fast_config(sweep)
+    with pytest.raises(TypeError, match="MultiTaskConfig"):
+        stored.obtain({"experiment": "tables"}, tmp_path)
+    with pytest.raises(ValueError, match="mode"):
+        stored.obtain(SMALL, tmp_path, how="sometimes")
+
+
+def test_the_chapters_results():
+    wanted = stored.federated_results()
+    assert sorted(wanted) == sorted(
+        [f"tables_{d}_{m}" for d in ("mnist", "fashion") for m in multitask.TABLE_MECHANISMS]
+        + ["budgets_mnist_ours"])
+    configs = stored.table_configs(("mnist",), ("ours", "rrafl"), n_tasks=7)
+    assert list(configs) == [("mnist", "ours"), ("mnist", "rrafl")]
+    assert configs["mnist", "rrafl"].n_tasks == 7
+
+
+def test_check_fresh_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        stored.check_fresh("nothing", tmp_path)

@@ -1,0 +1,151 @@
+"""Figures and tables of the chapter "Federated experiments", on fast (smoke-sized) runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from fedlib.experiments import budget_sweep, federated, multitask, paper_numbers
+from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig
+from fedlib.mechanism import MECHANISMS
+from fedlib.viz import federated as fviz
+
+
+@pytest.fixture(scope="session")
+def fast_runs(data_root):
+    """Fast runs: every mechanism of Tables 2-3 on MNIST, ours and Vanilla FL on Fashion."""
+    keys = [("mnist", m) for m in TABLE_MECHANISMS] + [("fashion", "ours"),
+                                                       ("fashion", "vanilla")]
+    return {(d, m): multitask.run_multitask(multitask.fast_config(
+        MultiTaskConfig(dataset=d, mechanism=m, device="cpu"))) for d, m in keys}
+
+
+@pytest.fixture(scope="session")
+def fast_sweep(data_root):
+    return budget_sweep.run_budget_sweep(budget_sweep.fast_config(budget_sweep.BudgetSweepConfig(
+        budgets=(30.0, 75.0), base=MultiTaskConfig(n_tasks=20, device="cpu"))))
+
+
+def _texts(fig):
+    out = [fig._suptitle.get_text()] if fig._suptitle else []
+    for ax in fig.axes:
+        out += [ax.get_title(), ax.get_title("left"), ax.get_xlabel(), ax.get_ylabel()]
+    return " | ".join(out)
+
+
+def test_trajectories_figure(fast_runs):
+    ours = {"mnist": fast_runs["mnist", "ours"], "fashion": fast_runs["fashion", "ours"]}
+    fig = fviz.trajectories_figure(ours, title="T")
+    assert isinstance(fig, Figure) and len(fig.axes) == 4
+    top = fig.axes[0]
+    lines = {line.get_label(): line for line in top.get_lines()}
+    assert set(lines) == {"dacc 1.0", "dacc 0.7", "dacc 0.4", "dacc 0.1"}
+    traj = federated.group_trajectories(ours["mnist"])
+    np.testing.assert_allclose(lines["dacc 0.1"].get_ydata(), traj[0.1].Re_mean)
+    assert "MNIST" in top.get_title() and "B = 60" in top.get_title()
+    assert "reputation" in _texts(fig) and "payment" in _texts(fig)
+    assert fig.legends  # one shared legend
+
+
+def test_global_model_and_round_curves(fast_runs):
+    fig = fviz.global_model_figure(fast_runs, title="G")
+    assert len(fig.axes) == 4  # loss and accuracy for two datasets
+    mnist_loss = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    assert set(mnist_loss) == {MECHANISMS[m].label for m in TABLE_MECHANISMS}
+    np.testing.assert_allclose(mnist_loss["Vanilla FL"].get_ydata(),
+                               federated.final_model(fast_runs["mnist", "vanilla"])["loss"])
+    fashion_acc = [line.get_label() for line in fig.axes[3].get_lines()]
+    assert fashion_acc == ["Our mechanism", "Vanilla FL"]
+    curves = fviz.round_curves_figure(fast_runs)
+    assert len(curves.axes) == 4 and "quartiles" in _texts(curves)
+    run = fast_runs["mnist", "ours"]
+    median = np.median(federated.round_curves(run, "test_loss"), axis=0)
+    line = next(ln for ln in curves.axes[0].get_lines() if ln.get_label() == "Our mechanism")
+    np.testing.assert_allclose(line.get_ydata(), median)
+
+
+def test_selection_figure(fast_runs):
+    maps = {("mnist", m): fast_runs["mnist", m] for m in TABLE_MECHANISMS}
+    maps["fashion", "ours"] = fast_runs["fashion", "ours"]
+    fig = fviz.selection_figure(maps, title="who")
+    grid = np.array(fig.axes).reshape(len(TABLE_MECHANISMS), 2)
+    image = grid[0, 0].get_images()[0].get_array()
+    chosen = federated.selection_matrix(fast_runs["mnist", "ours"])
+    assert image.shape == chosen.shape == (30, 3)
+    assert np.array_equal(np.asarray(image) > 0, chosen)
+    # the colour index is the worker's group (1: dacc 1.0, ..., 4: dacc 0.1)
+    codes = np.asarray(image)
+    assert set(np.unique(codes[chosen])) <= {1, 2, 3, 4}
+    assert np.all(codes[:15][chosen[:15]] == 1) and np.all(codes[25:][chosen[25:]] == 4)
+    assert "Fashion-MNIST, Our mechanism" in grid[0, 1].get_title("left")
+    assert "Reputation Greedy" in grid[-1, 0].get_title("left")
+    assert not grid[-1, 1].get_images()  # no fashion run of that mechanism: an empty panel
+    assert [t.get_text() for t in grid[0, 0].get_yticklabels()] == [
+        "dacc 1.0", "dacc 0.7", "dacc 0.4", "dacc 0.1"]
+
+
+def test_budget_sweep_figure(fast_sweep):
+    fig = fviz.budget_sweep_figure(fast_sweep, 1.0, 5.533, 0.3747)
+    assert len(fig.axes) == 4
+    rows = fast_sweep.summary()
+    for ax, key in zip(fig.axes, ("winners", "share", "payment", "loss"), strict=True):
+        line = ax.get_lines()[0]
+        assert list(line.get_xdata()) == [30.0, 75.0]
+        np.testing.assert_allclose(line.get_ydata(), [r[key] for r in rows])
+    assert len(fig.axes[0].get_lines()) == 1  # the paper gives no winners per task
+    assert fig.axes[2].get_lines()[1].get_ydata()[0] == 5.533  # the paper's line
+    assert "budget" in fig.axes[3].get_xlabel()
+
+
+def test_steady_state_figure():
+    reps = {d: dict(paper_numbers.TABLE1[d]["reputation"]) for d in ("mnist", "fashion")}
+    pay = {d: paper_numbers.TABLE1[d]["payment"][1.0] for d in reps}
+    budgets = [20.0, 60.0, 100.0]
+    states = {d: budget_sweep.steady_state(reps[d], budgets, trials=60) for d in reps}
+    windows = {d: budget_sweep.budget_window(states[d], pay[d]) for d in reps}
+    fig = fviz.steady_state_figure(states, windows, pay, floor=1e-12)
+    left, right = fig.axes
+    assert right.get_yscale() == "log"
+    solid = [ln for ln in right.get_lines() if "redrawn" in ln.get_label()]
+    assert len(solid) == 2 and np.all(solid[0].get_ydata() >= 1e-12)
+    assert "Table 1" in left.get_title() and "Table 2" in right.get_title()
+
+
+def test_tables_html(fast_runs):
+    ours = {"mnist": fast_runs["mnist", "ours"]}
+    t1 = fviz.table1_html(federated.table1_rows(ours))
+    assert t1.count("<tr") == 1 + 9 and "dacc 0.1" in t1
+    assert t1.count("rowspan='9'") == 1 and t1.count("rowspan='3'") == 3
+    assert "5.533" in t1 and "&minus;" in t1
+    mnist = {("mnist", m): fast_runs["mnist", m] for m in TABLE_MECHANISMS}
+    t2 = fviz.mechanism_table_html(federated.table2_rows(mnist))
+    assert t2.count("<tr") == 2 + len(TABLE_MECHANISMS) and "0.4903" in t2
+    assert "colspan='3'>MNIST<" in t2 and "Fashion" not in t2
+    claims = federated.paper_claims({**mnist})
+    html = fviz.claims_html(claims, ["mnist"])
+    assert html.count("<tr>") == 1 + len(claims) and ("holds" in html)
+    kv = fviz.key_value_html({"seed": 0, "budget": 60.0, "redrawn": True, "label": "<x>"})
+    assert ">0<" in kv and ">60<" in kv and ">True<" in kv and "&lt;x&gt;" in kv
+    rows = fviz.key_value_html([{"a": 1, "b": "x"}, {"a": 2, "b": "y"}], ["b"])
+    assert rows.count("<tr>") == 3 and ">a<" not in rows
+
+
+def test_missing_values_show_a_dash():
+    row = {"dataset": "mnist", "quantity": "payment", "source": federated.OURS,
+           0.1: float("nan"), 0.4: 1.0, 0.7: 2.0, 1.0: 3.0}
+    assert "&ndash;" in fviz.table1_html([row])
+
+
+def test_sweep_table_and_provenance(fast_sweep, fast_runs, tmp_path):
+    table = fviz.sweep_table_html(fast_sweep)
+    assert table.count("<tr") == 1 + 2 and ">30<" in table and ">75<" in table
+    if any(not np.isfinite(r["payment"]) for r in fast_sweep.summary()):
+        assert "&ndash;" in table  # a budget whose dacc 1.0 workers never won
+    from fedlib.experiments import stored
+
+    got = stored.obtain(MultiTaskConfig(dataset="mnist", device="cpu"), tmp_path, how="fast")
+    html = fviz.provenance_html([got.provenance, got.provenance])
+    assert html.count("<tr") == 3 and "computed now (fast)" in html
+    assert html.count("reproduce tables --dataset mnist --device cpu") == 1  # listed once
+    assert "CPUs" in html

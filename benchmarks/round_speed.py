@@ -16,7 +16,10 @@ GFLOP/s and its distance to the FLOP floor (round GFLOP / ceiling).
 Usage::
 
     python benchmarks/round_speed.py [--json] [--repeats N] [--loop-repeats N]
-        [--ks 10,20,30] [--models mlp,lenet] [--device cpu]
+        [--ks 10,20,30] [--models mlp,lenet] [--device cpu] [--threads N]
+
+On a CPU shared with other processes, two OpenMP threads can stall on every parallel region;
+``--threads 1`` then gives steadier (if slower) numbers for both sides.
 """
 
 from __future__ import annotations
@@ -57,6 +60,11 @@ def _timed(fn: Callable[[], object], device: torch.device) -> float:
     fn()
     _sync(device)
     return time.perf_counter() - start
+
+
+def _load() -> float | None:
+    """The 1-minute load average, where the platform has one (a busy machine times slower)."""
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else None
 
 
 def matmul_ceiling(device: torch.device, size: int = 4096, repeats: int = 5) -> float:
@@ -146,12 +154,24 @@ def _targets(cases: list[dict]) -> list[dict[str, object]]:
         if case["k"] != TARGET_K:
             continue
         model = case["model"]
-        checks.append({"model": model, "what": f"loop/engine >= {TARGET_SPEEDUP[model]}",
-                       "value": case["speedup"], "met": case["speedup"] >= TARGET_SPEEDUP[model]})
+        checks.append(
+            {
+                "model": model,
+                "what": f"loop/engine >= {TARGET_SPEEDUP[model]}",
+                "value": case["speedup"],
+                "met": case["speedup"] >= TARGET_SPEEDUP[model],
+            }
+        )
         if model in TARGET_FLOOR_RATIO:
             limit = TARGET_FLOOR_RATIO[model]
-            checks.append({"model": model, "what": f"engine/floor <= {limit}",
-                           "value": case["floor_ratio"], "met": case["floor_ratio"] <= limit})
+            checks.append(
+                {
+                    "model": model,
+                    "what": f"engine/floor <= {limit}",
+                    "value": case["floor_ratio"],
+                    "met": case["floor_ratio"] <= limit,
+                }
+            )
     return checks
 
 
@@ -160,22 +180,35 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     parser.add_argument("--repeats", type=int, default=3, help="engine rounds per case")
-    parser.add_argument("--loop-repeats", type=int, default=2,
-                        help="loop rounds per case (the LeNet loop takes ~15 s at k = 20)")
+    parser.add_argument(
+        "--loop-repeats",
+        type=int,
+        default=2,
+        help="loop rounds per case (the LeNet loop takes ~15 s at k = 20)",
+    )
     parser.add_argument("--ks", default="10,20,30", help="comma-separated numbers of workers")
     parser.add_argument("--models", default="mlp,lenet", help="comma-separated models")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="intra-op CPU threads (default: torch's choice)"
+    )
     args = parser.parse_args(argv)
     if args.repeats < 1 or args.loop_repeats < 1:
         parser.error("--repeats and --loop-repeats must be at least 1")
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
     device = resolve_device(args.device)
     ks = [int(k) for k in args.ks.split(",")]
     models = args.models.split(",")
 
+    load_start = _load()
     ceiling = matmul_ceiling(device)
     if not args.json:
-        print(f"fp32 matmul ceiling {ceiling:.1f} GFLOP/s on {device} "
-              f"({torch.get_num_threads()} threads)", flush=True)
+        print(
+            f"fp32 matmul ceiling {ceiling:.1f} GFLOP/s on {device} "
+            f"({torch.get_num_threads()} threads)",
+            flush=True,
+        )
     cases = []
     for model in models:
         for k in ks:
@@ -196,7 +229,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
         "torch": torch.__version__,
         "threads": torch.get_num_threads(),
-        "loadavg_end": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+        "loadavg_start": load_start,
+        "loadavg_end": _load(),
         "matmul_ceiling_gflops": ceiling,
         "cases": cases,
         "targets": _targets(cases),
@@ -207,8 +241,10 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     else:
         for check in result["targets"]:
             status = "met" if check["met"] else "MISSED"
-            print(f"target {check['model']} k={TARGET_K}: {check['what']}: "
-                  f"{check['value']:.2f} {status}")
+            print(
+                f"target {check['model']} k={TARGET_K}: {check['what']}: "
+                f"{check['value']:.2f} {status}"
+            )
     return result
 
 

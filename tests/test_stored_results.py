@@ -18,9 +18,11 @@ import shutil
 import pytest
 
 from fedlib.experiments import budget_sweep, multitask, results, stored
+from fedlib.book import toc_files
 from fedlib.experiments.multitask import MultiTaskConfig
 
 RESULTS = stored.results_dir()
+FEDERATED_CHAPTER = "chapters/06_federated"
 NAMES = sorted(path.stem for path in RESULTS.glob("*.json"))
 
 
@@ -32,14 +34,12 @@ def test_stored_result_matches_the_code(name, data_root):
 
 
 def test_results_the_book_reads_exist():
-    wanted = stored.federated_results()
+    """Every result that a chapter of the book reads is stored (the federated chapter waits in
+    drafts/ until its Fashion-MNIST results are computed, see drafts/README.md)."""
+    wanted = stored.federated_results() if FEDERATED_CHAPTER in toc_files() else {}
     missing = {name: config for name, config in wanted.items()
                if not (RESULTS / f"{name}.json").exists()}
     commands = sorted({results.reproduce_command(c, "results") for c in missing.values()})
-    if len(missing) == len(wanted):
-        pytest.skip(f"no paper-scale results in {RESULTS} yet (the chapter 'Federated "
-                    f"experiments' fails to load them in a full build); create them with: "
-                    + "; ".join(commands))
     assert not missing, f"missing {sorted(missing)}; create them with: {'; '.join(commands)}"
 
 

@@ -1,4 +1,4 @@
-"""Choosing the compute device: ``"auto"`` (CUDA when present, else CPU), ``"cpu"`` or ``"cuda"``."""
+"""Choosing the compute device: "auto" (CUDA when present, else CPU), "cpu" or "cuda"."""
 
 from __future__ import annotations
 

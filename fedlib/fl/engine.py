@@ -3,26 +3,27 @@
 The k local models of a round live as *stacked* parameters: one dictionary with the keys of the
 model's ``state_dict`` and tensors with a leading dimension k (slice i is worker i's model).
 Every layer is applied to all k models at once with hand-batched operations: batched matrix
-products for linear layers, grouped convolutions for convolutional ones and 2x2 max-pooling as
-the maximum of four strided views (much faster than ``max_pool2d`` on a CPU). Pooling comes
-before the ReLU, which is equivalent since ReLU is monotone and four times cheaper.
+products for linear layers, grouped convolutions in channels-last layout for convolutional ones,
+and 2x2 max-pooling as the maximum of four views (several times faster than ``max_pool2d`` on a
+CPU). Pooling comes before the ReLU, which is equivalent since ReLU is monotone, and cheaper.
 
-Evaluation exploits the linearity of the first layer. The validation images are shared by all
-models, so the first-layer pre-activations ``a_i = W1_i x + b1_i`` of the k local models come
-from one matrix product (or one convolution), and those of the plain-average aggregates follow
-without touching the images again: the average of all k models has ``S / k`` and the average
-without model i has ``(S - a_i) / (k - 1)``, where ``S = sum_i a_i``. Their remaining layers use
-the aggregated parameters, all k leave-one-out aggregates formed in one step as
-``(sum_j theta_j - theta_i) / (k - 1)``; the positive factors ``1/k`` and ``1/(k-1)`` commute
-with max-pooling and ReLU, so they are folded into the second layer's weights.
+Evaluation runs the local models and the k + 1 plain-average aggregates of the leave-one-out
+check as one stack of 2k + 1 models over chunks of the shared validation images. The aggregates'
+parameters are formed in one step: the average without model i is ``(S - theta_i) / (k - 1)``
+with ``S`` the sum of all k, the full average ``S / k``. For the MLP the first layer's linearity
+saves most of their cost: its pre-activations ``a_i = W1_i x + b1_i`` for all k local models
+come from one matrix product, and the aggregates' follow from them by the same formula,
+``(S_a - a_i) / (k - 1)`` and ``S_a / k``, without touching the images again. (For LeNet-5 the
+first convolution has only 25 multiply-adds per output, and computing the aggregates' directly
+is cheaper than combining the large feature maps.)
 
 Randomness enters only through explicit ``torch.Generator`` objects (initial weights, batch
-orders); on the CPU a run is reproducible bit for bit.
+orders); on a CPU a run is reproducible bit for bit (same machine and number of threads).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Sequence
 
 import torch
 from torch import Tensor
@@ -36,14 +37,15 @@ Params = dict[str, Tensor]
 #: The parameters of k models: the same keys, each tensor with a leading dimension k.
 Stacked = dict[str, Tensor]
 
-#: Validation samples per evaluation chunk, by device type and model. On a CPU small chunks
-#: keep LeNet's large first-layer feature maps in cache; a GPU prefers large ones.
-DEFAULT_EVAL_CHUNK = {
-    ("cpu", "mlp"): 1000,
-    ("cpu", "lenet"): 25,
-    ("cuda", "mlp"): 5000,
-    ("cuda", "lenet"): 1000,
-}
+#: Bytes of the widest activation of all evaluated models per evaluation chunk, by device
+#: type (any other device uses the ``"cuda"`` value). On a CPU this keeps every intermediate
+#: tensor below glibc's 32 MiB ``mmap`` threshold, so that its memory is reused instead of
+#: being mapped afresh (and page-faulted) for every chunk.
+EVAL_CHUNK_BYTES = {"cpu": 24 << 20, "cuda": 256 << 20}
+
+#: On a CPU, LeNet's first stage runs in blocks of images whose conv1 feature maps (before the
+#: pooling shrinks them fourfold) take about this many bytes, so that they stay in cache.
+STAGE1_BLOCK_BYTES = 2 << 20
 
 
 def batch_orders(k: int, n: int, epochs: int, generator: torch.Generator) -> Tensor:
@@ -60,6 +62,11 @@ def batch_orders(k: int, n: int, epochs: int, generator: torch.Generator) -> Ten
     -------
     Tensor
         int64 tensor (k, epochs, n); ``orders[i, e]`` is a permutation of ``range(n)``.
+
+    Examples
+    --------
+    >>> batch_orders(2, 4, 1, torch.Generator().manual_seed(0)).shape
+    torch.Size([2, 1, 4])
     """
     for name, value in (("k", k), ("n", n), ("epochs", epochs)):
         if value < 1:
@@ -68,11 +75,13 @@ def batch_orders(k: int, n: int, epochs: int, generator: torch.Generator) -> Ten
     return torch.stack(perms).view(k, epochs, n)
 
 
+# ---------------------------------------------------------------------- batched layers
+
+
 def _split_windows(x: Tensor) -> Tensor:
-    """View feature maps (..., H, W) as (..., 2, 2, H/2, W/2): position in the 2x2 window first."""
+    """View maps (..., H, W) as (..., 2, 2, H/2, W/2): the position in the 2x2 window first."""
     *lead, height, width = x.shape
-    split = x.view(*lead, height // 2, 2, width // 2, 2)
-    return split.movedim((-3, -1), (-4, -3))
+    return x.view(*lead, height // 2, 2, width // 2, 2).movedim((-3, -1), (-4, -3))
 
 
 def _corners(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
@@ -81,12 +90,13 @@ def _corners(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
 
 
 class _MaxPool2x2(torch.autograd.Function):
-    """2x2 max-pooling of window-split maps (..., 2, 2, h, w) (see :func:`_split_windows`).
+    """2x2 max-pooling of window-split maps (..., 2, 2, h, w) into (..., h, w).
 
-    The result (..., h, w) is the maximum of four views. Autograd through ``torch.maximum`` of views would split ties and fill four full-size zero
-    tensors in the backward pass. This function keeps three 0/1 masks in the input's dtype
-    (comparisons into a float output are several times faster than into a bool one on a CPU)
-    and sends each window's gradient to its first maximal element, as ``max_pool2d`` does.
+    The forward pass is the maximum of the four views of :func:`_corners`. Autograd through
+    ``torch.maximum`` would split ties and fill four full-size zero tensors in the backward
+    pass; this function keeps three 0/1 masks in the input's dtype (comparisons into a float
+    output are several times faster than into a bool one on a CPU) and sends each window's
+    gradient to its first maximal element, as ``max_pool2d`` does.
     """
 
     @staticmethod
@@ -126,14 +136,44 @@ def _linear(p: Stacked, name: str, x: Tensor) -> Tensor:
     return torch.baddbmm(p[f"{name}.bias"].unsqueeze(1), x, p[f"{name}.weight"].transpose(1, 2))
 
 
+def _with_averages(a: Tensor, dim: int, keep: bool) -> Tensor:
+    """Append to k entries along ``dim`` their k leave-one-out means and their mean.
+
+    With ``S`` the sum of the entries ``a_i``, the result holds (when ``keep``) the entries
+    themselves, then ``(S - a_i) / (k - 1)`` for every i, formed in one step, then ``S / k``:
+    2k + 1 entries, or k + 1 without ``keep``. It serves stacked parameters (``dim=0``) and,
+    by linearity, first-layer pre-activations. The result has the memory layout of ``a`` (the
+    same order of strides). For k = 1 the leave-one-out mean does not exist and is NaN.
+    """
+    k = a.shape[dim]
+    first = k if keep else 0
+    order = sorted(range(a.dim()), key=a.stride, reverse=True)
+    shape = list(a.shape)
+    shape[dim] = first + k + 1
+    out = a.new_empty([shape[d] for d in order]).permute([order.index(d) for d in range(a.dim())])
+    if keep:
+        out.narrow(dim, 0, k).copy_(a)
+    mean = torch.mean(a, dim, keepdim=True, out=out.narrow(dim, first + k, 1))
+    inv = 1.0 / (k - 1) if k > 1 else float("nan")
+    torch.sub(mean * (k * inv), a, alpha=inv, out=out.narrow(dim, first, k))
+    return out
+
+
+def _nll(logits: Tensor, labels: Tensor) -> Tensor:
+    """Cross-entropy (k, c) of logits (k, c, 10) against labels (c,) or (k, c)."""
+    index = labels.expand(logits.shape[:-1]).unsqueeze(-1)
+    return -torch.log_softmax(logits, dim=-1).gather(-1, index).squeeze(-1)
+
+
 class _BatchedMLP:
-    """784-200-200-10 over stacked parameters; the first stage is the first layer's
+    """784-200-200-10 over stacked parameters; its first stage is the first layer's
     pre-activation (200 features per model)."""
 
-    #: The first stage is linear in the parameters, and 784 multiply-adds per output make the
-    #: aggregates' pre-activations cheaper to combine from the local models' ones than to
-    #: compute (:func:`_with_averages`).
+    #: The first stage is linear in the parameters, and with 784 multiply-adds per output the
+    #: aggregates' are much cheaper to combine from the local models' than to compute.
     combine_first_stage = True
+    #: Floats per sample and model of the widest activation in evaluation.
+    eval_features = 200
 
     @staticmethod
     def first_shared(p: Stacked, x: Tensor) -> Tensor:
@@ -156,12 +196,18 @@ class _BatchedMLP:
 
 
 class _BatchedLeNet:
-    """LeNet-5 over stacked parameters; the first stage is conv1, 2x2 max-pool and ReLU.
+    """LeNet-5 over stacked parameters; its first stage is conv1, 2x2 max-pool and ReLU.
 
-    Feature maps are kept in channels-last memory (channel index fastest), where the grouped
-    convolutions are fastest and each pooling view reads whole channel vectors. The first
-    stage runs in blocks of images (see :data:`STAGE1_BLOCK_BYTES`).
+    Feature maps are kept channels-last (channel index fastest), where the grouped convolutions
+    are fastest and each pooling view reads whole channel vectors. On a CPU the first stage
+    runs in blocks of images (see :data:`STAGE1_BLOCK_BYTES`).
     """
+
+    #: The first stage ends in a max-pool and is not linear in the parameters (and with 25
+    #: multiply-adds per conv1 output, combining pre-activations would not pay anyway).
+    combine_first_stage = False
+    #: Floats per sample and model of the widest activation in evaluation (conv2's output).
+    eval_features = 16 * 10 * 10
 
     @staticmethod
     def _stage1(y: Tensor) -> Tensor:
@@ -170,24 +216,19 @@ class _BatchedLeNet:
 
     @staticmethod
     def _blocks(x: Tensor, maps: int, dim: int) -> tuple[Tensor, ...]:
-        """Split the images along ``dim`` into blocks whose ``maps`` conv1 feature maps
-        (28 x 28) fit :data:`STAGE1_BLOCK_BYTES` on a CPU; one block on a GPU."""
+        """Split images along ``dim`` into blocks whose ``maps`` conv1 maps (28 x 28 each) fit
+        :data:`STAGE1_BLOCK_BYTES` on a CPU; one block elsewhere."""
         if x.device.type != "cpu":
             return (x,)
-        per_image = maps * 28 * 28 * x.element_size()
+        per_image = maps * IMAGE_SHAPE[0] * IMAGE_SHAPE[1] * x.element_size()
         return x.split(max(1, STAGE1_BLOCK_BYTES // per_image), dim=dim)
-
-    #: The first stage ends in a max-pool, so the aggregates' outputs cannot be combined from
-    #: the local models' ones; with 25 multiply-adds per conv1 output, computing the
-    #: aggregates' conv1 directly is also cheaper than combining pre-activations.
-    combine_first_stage = False
 
     @classmethod
     def first_shared(cls, p: Stacked, x: Tensor) -> Tensor:
         """First-stage outputs (c, 6k, 14, 14) of k models on shared images (c, 28, 28).
 
         Block by block, one product of the 5x5 patches with all k * 6 filters. The patches are
-        ordered by position in the pooling window, so each of the four views that the pooling
+        ordered by position in the pooling window, so that each of the four views the pooling
         compares is one contiguous block. The result is channels-last.
         """
         k = p["conv1.weight"].shape[0]
@@ -198,15 +239,14 @@ class _BatchedLeNet:
             windows = F.pad(xs, (2, 2, 2, 2)).unfold(1, 5, 1).unfold(2, 5, 1)
             windows = windows.view(len(xs), 14, 2, 14, 2, 5, 5).permute(0, 2, 4, 1, 3, 5, 6)
             y = torch.addmm(bias, windows.reshape(-1, 25), weight)
-            stages.append(cls._stage1(y.view(len(xs), 2, 2, 14, 14, 6 * k).permute(0, 5, 1, 2, 3, 4)))
+            y = y.view(len(xs), 2, 2, 14, 14, 6 * k).permute(0, 5, 1, 2, 3, 4)
+            stages.append(cls._stage1(y))
         return torch.cat(stages)
 
     @classmethod
     def first_own(cls, p: Stacked, x: Tensor) -> Tensor:
-        """First-stage outputs (b, 6k, 14, 14) of each model on its own images (k, b, 28, 28).
-
-        Block by block, one grouped convolution in channels-last layout.
-        """
+        """First-stage outputs (b, 6k, 14, 14) of each model on its own images (k, b, 28, 28):
+        block by block, one grouped convolution in channels-last layout."""
         k = x.shape[0]
         w = p["conv1.weight"].reshape(k * 6, 1, 5, 5)
         bias = p["conv1.bias"].reshape(-1)
@@ -219,7 +259,7 @@ class _BatchedLeNet:
 
     @staticmethod
     def rest(p: Stacked, h: Tensor) -> Tensor:
-        """Logits (k, c, 10) from first-stage activations (c, 6k, 14, 14)."""
+        """Logits (k, c, 10) from first-stage outputs (c, 6k, 14, 14)."""
         c, k = len(h), p["conv2.weight"].shape[0]
         h = h.contiguous(memory_format=torch.channels_last)
         w = p["conv2.weight"].reshape(k * 16, 6, 5, 5)
@@ -229,41 +269,10 @@ class _BatchedLeNet:
         return _linear(p, "fc3", h)
 
 
-#: On a CPU, LeNet's first stage runs in blocks of images whose conv1 feature maps (before the
-#: pooling shrinks them fourfold) take about this many bytes, so that they stay in cache.
-STAGE1_BLOCK_BYTES = 2 << 20
-
-_NETS = {"mlp": _BatchedMLP, "lenet": _BatchedLeNet}
-
-
-def _with_averages(a: Tensor, dim: int, keep: bool) -> Tensor:
-    """Append to k entries along ``dim`` their k leave-one-out means and their mean.
-
-    With ``S`` the sum of the k entries ``a_i``, the result holds (when ``keep``) the entries
-    themselves, then ``(S - a_i) / (k - 1)`` for each i, formed in one step, then ``S / k``:
-    2k + 1 entries (k + 1 without ``keep``). It serves stacked parameters (``dim=0``) and, by
-    the first layer's linearity, its pre-activations (``dim=1``). The result has the memory
-    layout of ``a`` (the same order of strides), so channels-last stays channels-last. For
-    k = 1 the leave-one-out mean does not exist and is NaN.
-    """
-    k = a.shape[dim]
-    first = k if keep else 0
-    order = sorted(range(a.dim()), key=a.stride, reverse=True)
-    shape = list(a.shape)
-    shape[dim] = first + k + 1
-    out = a.new_empty([shape[d] for d in order]).permute([order.index(d) for d in range(a.dim())])
-    if keep:
-        out.narrow(dim, 0, k).copy_(a)
-    mean = torch.mean(a, dim, keepdim=True, out=out.narrow(dim, first + k, 1))
-    inv = 1.0 / (k - 1) if k > 1 else float("nan")
-    torch.sub(mean * (k * inv), a, alpha=inv, out=out.narrow(dim, first, k))
-    return out
-
-
-def _nll(logits: Tensor, labels: Tensor) -> Tensor:
-    """Cross-entropy (k, c) of logits (k, c, 10) against labels (c,) or (k, c)."""
-    index = labels.expand(logits.shape[:-1]).unsqueeze(-1)
-    return -torch.log_softmax(logits, dim=-1).gather(-1, index).squeeze(-1)
+_NETS: dict[str, type[_BatchedMLP] | type[_BatchedLeNet]] = {
+    "mlp": _BatchedMLP,
+    "lenet": _BatchedLeNet,
+}
 
 
 class BatchedEngine:
@@ -277,9 +286,15 @@ class BatchedEngine:
         ``"auto"``, ``"cpu"``, ``"cuda"`` or a :class:`torch.device`
         (see :func:`fedlib.fl.device.resolve_device`).
     dtype
-        Floating-point type of parameters and images (float32; float64 for exact checks).
+        Floating-point type of parameters and images: float32, or float64 for exact checks.
     eval_chunk
-        Validation samples evaluated at once; ``None`` takes :data:`DEFAULT_EVAL_CHUNK`.
+        Validation samples evaluated at once; ``None`` sizes chunks by
+        :data:`EVAL_CHUNK_BYTES`.
+
+    Raises
+    ------
+    ValueError
+        On an unknown model or device, a non-float dtype or a chunk below 1.
 
     Examples
     --------
@@ -290,6 +305,9 @@ class BatchedEngine:
     >>> local = engine.train_local(theta, images, labels, batch_orders(3, 256, 1, gen))
     >>> local["fc1.weight"].shape
     torch.Size([3, 200, 784])
+    >>> probs, l, l_minus = engine.probs_and_loo_losses(local, images[0], labels[0])
+    >>> probs.shape, l_minus.shape
+    (torch.Size([3, 256]), torch.Size([3]))
     """
 
     def __init__(
@@ -299,7 +317,7 @@ class BatchedEngine:
         dtype: torch.dtype = torch.float32,
         eval_chunk: int | None = None,
     ) -> None:
-        self._shapes = {key: value.shape for key, value in make_model(model).state_dict().items()}
+        self._shapes = {key: tuple(v.shape) for key, v in make_model(model).state_dict().items()}
         if not dtype.is_floating_point:
             raise ValueError(f"dtype must be a floating-point type, got {dtype}")
         if eval_chunk is not None and eval_chunk < 1:
@@ -307,58 +325,8 @@ class BatchedEngine:
         self.model = model
         self.device = resolve_device(device)
         self.dtype = dtype
-        self.eval_chunk = eval_chunk or DEFAULT_EVAL_CHUNK[(self.device.type, model)]
+        self.eval_chunk = eval_chunk
         self._net = _NETS[model]
-
-    # ------------------------------------------------------------------ validation
-
-    def _params(self, params: Params, name: str, stacked: bool) -> tuple[Params, int]:
-        """Check keys, shapes and dtype; return the parameters on the device and k."""
-        if set(params) != set(self._shapes):
-            raise ValueError(
-                f"{name} must have the keys of the {self.model!r} model {sorted(self._shapes)}, "
-                f"got {sorted(params)}"
-            )
-        k = len(next(iter(params.values()))) if stacked else 1
-        if k < 1:
-            raise ValueError(f"{name} must hold at least one model (k >= 1), got k = 0")
-        for key, shape in self._shapes.items():
-            value = params[key]
-            expected = (k, *shape) if stacked else tuple(shape)
-            if tuple(value.shape) != expected:
-                raise ValueError(f"{name}[{key!r}] must have shape {expected}, got "
-                                 f"{tuple(value.shape)}")
-            if value.dtype != self.dtype:
-                raise ValueError(f"{name}[{key!r}] must have dtype {self.dtype}, got {value.dtype}")
-        return {key: value.to(self.device) for key, value in params.items()}, k
-
-    def _data(self, images: Tensor, labels: Tensor, lead: tuple[int, ...]) -> tuple[Tensor, Tensor]:
-        """Check images (*lead, n, 28, 28) and labels (*lead, n); move them to the device."""
-        dims = len(lead) + 1
-        if images.dim() != dims + 2 or tuple(images.shape[-2:]) != IMAGE_SHAPE:
-            shape = "(k, n, 28, 28)" if lead else "(m, 28, 28)"
-            raise ValueError(f"images must have shape {shape}, got {tuple(images.shape)}")
-        if tuple(images.shape[: len(lead)]) != lead:
-            raise ValueError(
-                f"images must hold one set per model: leading dimension {lead}, got "
-                f"{tuple(images.shape[: len(lead)])}"
-            )
-        if images.dtype != self.dtype:
-            raise ValueError(f"images must have dtype {self.dtype} (preprocessed), got "
-                             f"{images.dtype}")
-        if labels.dtype != torch.int64:
-            raise ValueError(f"labels must have dtype torch.int64, got {labels.dtype}")
-        if tuple(labels.shape) != tuple(images.shape[:dims]):
-            raise ValueError(
-                f"labels must have shape {tuple(images.shape[:dims])} to match images, got "
-                f"{tuple(labels.shape)}"
-            )
-        if images.shape[dims - 1] == 0:
-            raise ValueError("images must hold at least one sample")
-        if labels.min() < 0 or labels.max() >= NUM_CLASSES:
-            raise ValueError(f"labels must lie in [0, {NUM_CLASSES}), got values in "
-                             f"[{int(labels.min())}, {int(labels.max())}]")
-        return images.to(self.device), labels.to(self.device)
 
     # ------------------------------------------------------------------ public API
 
@@ -366,33 +334,35 @@ class BatchedEngine:
         """Fresh parameters drawn like PyTorch's default initialisation of the model.
 
         The model is built by :func:`~fedlib.fl.models.make_model` under a forked global
-        random state seeded from ``generator``, so the weights follow exactly PyTorch's
-        default distributions and the same generator state gives the same weights.
+        random state seeded from one draw of ``generator``, so the weights follow PyTorch's
+        default distributions exactly and the same generator state gives the same weights.
 
         Parameters
         ----------
         generator
-            A CPU ``torch.Generator``; one draw from it seeds the initialisation.
+            A CPU ``torch.Generator``.
 
         Returns
         -------
         Params
             One model's parameters on the engine's device, in its dtype.
         """
+        if generator.device.type != "cpu":
+            raise ValueError(f"generator must be a CPU generator, got {generator.device}")
         seed = int(torch.randint(0, 2**62, (), generator=generator))
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             module = make_model(self.model)
         return {
-            key: value.detach().to(device=self.device, dtype=self.dtype).clone()
+            key: value.detach().to(device=self.device, dtype=self.dtype)
             for key, value in module.state_dict().items()
         }
 
     def train_local(
         self,
         global_params: Params,
-        images: Tensor,
-        labels: Tensor,
+        images: Tensor | Sequence[Tensor],
+        labels: Tensor | Sequence[Tensor],
         orders: Tensor,
         *,
         lr: float = 0.05,
@@ -408,11 +378,11 @@ class BatchedEngine:
         Parameters
         ----------
         global_params
-            The starting model (:class:`Params`).
+            The starting model.
         images
-            Preprocessed images (k, n, 28, 28) in the engine's dtype.
+            Preprocessed images (k, n, 28, 28) in the engine's dtype, or k tensors (n, 28, 28).
         labels
-            int64 labels (k, n).
+            int64 labels (k, n), or k tensors (n,).
         orders
             int64 (k, epochs, n), e.g. from :func:`batch_orders`; ``epochs = orders.shape[1]``.
         lr, batch_size
@@ -426,17 +396,23 @@ class BatchedEngine:
         Raises
         ------
         ValueError
-            On mismatched shapes, k = 0, a wrong dtype or a non-positive ``lr``/``batch_size``.
+            On k = 0, workers with different n, mismatched shapes, a wrong dtype, labels
+            outside 0-9, or a non-positive ``lr`` or ``batch_size``.
         """
         theta, _ = self._params(global_params, "global_params", stacked=False)
-        if images.dim() < 1 or len(images) == 0:
-            raise ValueError("images must hold at least one worker (k >= 1), got k = 0")
+        images, labels = self._stack_workers(images, labels)
         k, n = images.shape[:2]
         images, labels = self._data(images, labels, (k,))
-        if orders.dtype != torch.int64 or orders.dim() != 3 or orders.shape[0] != k or \
-                orders.shape[2] != n or orders.shape[1] < 1:
-            raise ValueError(f"orders must be int64 (k={k}, epochs >= 1, n={n}), got "
-                             f"{orders.dtype} {tuple(orders.shape)}")
+        if (
+            orders.dtype != torch.int64
+            or orders.dim() != 3
+            or orders.shape[1] < 1
+            or (orders.shape[0], orders.shape[2]) != (k, n)
+        ):
+            raise ValueError(
+                f"orders must be int64 with shape (k={k}, epochs >= 1, n={n}), "
+                f"got {orders.dtype} {tuple(orders.shape)}"
+            )
         if lr <= 0 or batch_size < 1:
             raise ValueError(f"lr and batch_size must be positive, got {lr} and {batch_size}")
         orders = orders.to(self.device)
@@ -447,10 +423,9 @@ class BatchedEngine:
         }
         for epoch in range(orders.shape[1]):
             for index in orders[:, epoch].split(batch_size, dim=1):
-                z = self._net.first_own(params, images[rows, index])
-                logits = self._net.rest(params, z)
-                loss = _nll(logits, labels[rows, index]).sum()
-                grads = torch.autograd.grad(loss / index.shape[1], list(params.values()))
+                logits = self._net.rest(params, self._net.first_own(params, images[rows, index]))
+                loss = _nll(logits, labels[rows, index]).sum() / index.shape[1]
+                grads = torch.autograd.grad(loss, list(params.values()))
                 with torch.no_grad():
                     for value, grad in zip(params.values(), grads, strict=True):
                         value.add_(grad, alpha=-lr)
@@ -489,8 +464,8 @@ class BatchedEngine:
         l : float
             Mean cross-entropy of the average of all k models.
         l_minus : Tensor
-            (k,) mean cross-entropy of the average without model i; for k = 1 that aggregate
-            does not exist and ``l_minus`` is ``tensor([nan])``.
+            (k,) mean cross-entropy of the average without model i, on the engine's device;
+            for k = 1 that average does not exist and ``l_minus`` is ``tensor([nan])``.
         """
         _, full, loo = self._evaluate(stacked, images, labels, probs=False, loo=True)
         return full, loo
@@ -500,8 +475,8 @@ class BatchedEngine:
     ) -> tuple[Tensor, float, Tensor]:
         """:meth:`true_class_probs` and :meth:`loo_losses` in one pass over the images.
 
-        Cheaper than the two calls: the local models' first layer is computed once and serves
-        both. Returns ``(probs, l, l_minus)``.
+        Cheaper than the two calls (the local models' first layer serves both). Returns
+        ``(probs, l, l_minus)``.
         """
         return self._evaluate(stacked, images, labels, probs=True, loo=True)
 
@@ -513,7 +488,7 @@ class BatchedEngine:
         stacked
             The k local models.
         weights
-            (k,) aggregation weights (e.g. omega); any float dtype, not renormalised.
+            (k,) aggregation weights (e.g. omega), any float dtype; not renormalised.
 
         Returns
         -------
@@ -522,42 +497,59 @@ class BatchedEngine:
         """
         stacked, k = self._params(stacked, "stacked", stacked=True)
         weights = torch.as_tensor(weights)
-        if weights.shape != (k,) or not weights.dtype.is_floating_point:
-            raise ValueError(f"weights must be a float tensor of shape ({k},), got "
-                             f"{weights.dtype} {tuple(weights.shape)}")
+        if tuple(weights.shape) != (k,) or not weights.dtype.is_floating_point:
+            raise ValueError(
+                f"weights must be a float tensor of shape ({k},), got "
+                f"{weights.dtype} {tuple(weights.shape)}"
+            )
         weights = weights.to(device=self.device, dtype=self.dtype)
         return {key: torch.tensordot(weights, value, dims=1) for key, value in stacked.items()}
 
     def evaluate(self, params: Params, images: Tensor, labels: Tensor) -> tuple[float, float]:
         """Mean cross-entropy and accuracy of one model on images (m, 28, 28), labels (m,)."""
         theta, _ = self._params(params, "params", stacked=False)
-        stacked = {key: value.unsqueeze(0) for key, value in theta.items()}
+        losses, accuracies = self.evaluate_each(
+            {key: value.unsqueeze(0) for key, value in theta.items()}, images, labels
+        )
+        return float(losses[0]), float(accuracies[0])
+
+    @torch.no_grad()
+    def evaluate_each(
+        self, stacked: Stacked, images: Tensor, labels: Tensor
+    ) -> tuple[Tensor, Tensor]:
+        """Mean cross-entropy and accuracy of each of k models, evaluated together.
+
+        Parameters
+        ----------
+        stacked
+            The k models.
+        images, labels
+            Images (m, 28, 28) and int64 labels (m,).
+
+        Returns
+        -------
+        losses, accuracies : Tensor
+            Two (k,) tensors on the engine's device; accuracies in float64.
+        """
+        stacked, k = self._params(stacked, "stacked", stacked=True)
         images, labels = self._data(images, labels, ())
-        loss = torch.zeros((), dtype=self.dtype, device=self.device)
-        correct = torch.zeros((), dtype=torch.int64, device=self.device)
-        for x, y in self._chunks(images, labels):
+        losses = torch.zeros(k, dtype=self.dtype, device=self.device)
+        correct = torch.zeros(k, dtype=torch.int64, device=self.device)
+        chunk = self._chunk(k)
+        for x, y in zip(images.split(chunk), labels.split(chunk), strict=True):
             logits = self._net.rest(stacked, self._net.first_shared(stacked, x))
-            loss += _nll(logits, y).sum()
-            correct += (logits.argmax(-1) == y).sum()
-        return float(loss) / len(labels), int(correct) / len(labels)
+            losses += _nll(logits, y).sum(1)
+            correct += (logits.argmax(-1) == y).sum(1)
+        return losses / len(labels), correct.to(torch.float64) / len(labels)
 
-    # ------------------------------------------------------------------ evaluation core
+    # ------------------------------------------------------------------ internals
 
-    def _chunks(self, images: Tensor, labels: Tensor) -> Iterator[tuple[Tensor, Tensor]]:
-        """Consecutive chunks of at most ``eval_chunk`` samples, without gradients."""
-        with torch.no_grad():
-            for start in range(0, len(labels), self.eval_chunk):
-                stop = start + self.eval_chunk
-                yield images[start:stop], labels[start:stop]
-
+    @torch.no_grad()
     def _evaluate(
         self, stacked: Stacked, images: Tensor, labels: Tensor, *, probs: bool, loo: bool
     ) -> tuple[Tensor, float, Tensor]:
-        """The shared pass behind :meth:`true_class_probs` and :meth:`loo_losses`.
-
-        Evaluates, chunk by chunk, the local models (for ``probs``) followed by the k + 1
-        aggregates (for ``loo``) as one stack of models.
-        """
+        """The pass behind :meth:`true_class_probs` and :meth:`loo_losses`: the local models
+        (for ``probs``) followed by the k + 1 aggregates (for ``loo``) as one stack."""
         stacked, k = self._params(stacked, "stacked", stacked=True)
         images, labels = self._data(images, labels, ())
         if loo:
@@ -567,8 +559,9 @@ class BatchedEngine:
         combine = loo and self._net.combine_first_stage
         p = torch.empty(k if probs else 0, len(labels), dtype=self.dtype, device=self.device)
         losses = torch.zeros(k + 1 if loo else 0, dtype=self.dtype, device=self.device)
-        start = 0
-        for x, y in self._chunks(images, labels):
+        chunk = self._chunk(probs * k + loo * (k + 1))
+        for start in range(0, len(labels), chunk):
+            x, y = images[start : start + chunk], labels[start : start + chunk]
             if combine:
                 z = _with_averages(self._net.first_shared(stacked, x), 1, probs)
             else:
@@ -578,6 +571,82 @@ class BatchedEngine:
                 p[:, start : start + len(y)] = torch.exp(-nll[:k])
             if loo:
                 losses += nll[-(k + 1) :].sum(1)
-            start += len(y)
         losses /= len(labels)
         return p, float(losses[-1]) if loo else float("nan"), losses[:k]
+
+    def _chunk(self, models: int) -> int:
+        """Validation samples per chunk when evaluating ``models`` models at once."""
+        if self.eval_chunk is not None:
+            return self.eval_chunk
+        budget = EVAL_CHUNK_BYTES.get(self.device.type, EVAL_CHUNK_BYTES["cuda"])
+        per_sample = models * self._net.eval_features * self.dtype.itemsize
+        return max(1, budget // per_sample)
+
+    def _stack_workers(
+        self, images: Tensor | Sequence[Tensor], labels: Tensor | Sequence[Tensor]
+    ) -> tuple[Tensor, Tensor]:
+        """Stack per-worker sequences of images and labels, which must have equal sizes."""
+        if isinstance(images, Tensor) and isinstance(labels, Tensor):
+            if images.dim() == 0 or len(images) == 0:
+                raise ValueError("images must hold at least one worker (k >= 1), got k = 0")
+            return images, labels
+        images, labels = list(images), list(labels)
+        if not images:
+            raise ValueError("images must hold at least one worker (k >= 1), got k = 0")
+        sizes = {len(x) for x in images} | {len(y) for y in labels}
+        if len(sizes) != 1 or len(images) != len(labels):
+            raise ValueError(
+                "images and labels must hold the same number n of samples for every worker, "
+                f"got {[len(x) for x in images]} images and {[len(y) for y in labels]} labels"
+            )
+        return torch.stack(images), torch.stack(labels)
+
+    def _params(self, params: Params, name: str, stacked: bool) -> tuple[Params, int]:
+        """Check keys, shapes and dtype; return the parameters on the device, and k."""
+        if set(params) != set(self._shapes):
+            raise ValueError(
+                f"{name} must have the keys of the {self.model!r} model "
+                f"{sorted(self._shapes)}, got {sorted(params)}"
+            )
+        first = params[next(iter(self._shapes))]
+        k = (first.shape[0] if first.dim() else 0) if stacked else 1
+        if k < 1:
+            raise ValueError(f"{name} must hold at least one model (k >= 1), got k = 0")
+        for key, shape in self._shapes.items():
+            value = params[key]
+            expected = (k, *shape) if stacked else shape
+            if tuple(value.shape) != expected:
+                raise ValueError(
+                    f"{name}[{key!r}] must have shape {expected}, got {tuple(value.shape)}"
+                )
+            if value.dtype != self.dtype:
+                raise ValueError(f"{name}[{key!r}] must have dtype {self.dtype}, got {value.dtype}")
+        return {key: value.to(self.device) for key, value in params.items()}, k
+
+    def _data(self, images: Tensor, labels: Tensor, lead: tuple[int, ...]) -> tuple[Tensor, Tensor]:
+        """Check images (*lead, n, 28, 28) and labels (*lead, n); move them to the device."""
+        dims = len(lead) + 1
+        expected = "(k, n, 28, 28)" if lead else "(m, 28, 28)"
+        if images.dim() != dims + 2 or tuple(images.shape[-2:]) != IMAGE_SHAPE:
+            raise ValueError(f"images must have shape {expected}, got {tuple(images.shape)}")
+        if tuple(images.shape[: len(lead)]) != lead:
+            raise ValueError(
+                f"images must have shape {expected} with k = {lead[0]}, got {tuple(images.shape)}"
+            )
+        if images.shape[dims - 1] == 0:
+            raise ValueError("images must hold at least one sample")
+        if images.dtype != self.dtype:
+            raise ValueError(
+                f"images must be preprocessed to dtype {self.dtype}, got {images.dtype}"
+            )
+        if labels.dtype != torch.int64:
+            raise ValueError(f"labels must have dtype torch.int64, got {labels.dtype}")
+        if tuple(labels.shape) != tuple(images.shape[:dims]):
+            raise ValueError(
+                f"labels must have shape {tuple(images.shape[:dims])} to match "
+                f"images, got {tuple(labels.shape)}"
+            )
+        low, high = int(labels.min()), int(labels.max())
+        if low < 0 or high >= NUM_CLASSES:
+            raise ValueError(f"labels must lie in [0, {NUM_CLASSES}), got [{low}, {high}]")
+        return images.to(self.device), labels.to(self.device)

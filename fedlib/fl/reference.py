@@ -64,7 +64,9 @@ def _logits(model: str, params: Params, images: Tensor) -> Tensor:
 def true_class_probs(model: str, stacked: Stacked, images: Tensor, labels: Tensor) -> Tensor:
     """P (k, m): softmax probability of the true label, one model at a time."""
     rows = [
-        torch.softmax(_logits(model, params, images), dim=1)[torch.arange(len(labels)), labels]
+        torch.softmax(_logits(model, params, images), dim=1)[
+            torch.arange(len(labels), device=labels.device), labels
+        ]
         for params in _unstack(stacked)
     ]
     return torch.stack(rows)

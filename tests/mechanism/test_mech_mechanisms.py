@@ -137,14 +137,17 @@ def _best_value(values: np.ndarray, costs: np.ndarray, budget: float) -> float:
 @FAST
 @given(instances(max_workers=8))
 def test_knapsack_variants_against_brute_force(instance: Instance) -> None:
-    best = _best_value(instance.Re, instance.costs, instance.budget)
+    # Sums of costs in another order can differ in the last bit, so an item set on the budget's
+    # edge may fit for one summation and not the other: bound the optimum from both sides.
+    best = _best_value(instance.Re, instance.costs, instance.budget * (1 + 1e-9))
+    best_inside = _best_value(instance.Re, instance.costs, instance.budget * (1 - 1e-9))
     tol = 1e-9 * max(best, 1e-300)
     for name, factor in (("approx_optimal_exact", 1.0), ("approx_optimal", 0.5)):
         a = MECHANISMS[name].select(instance.bids, instance.Re, instance.budget,
                                     costs=instance.costs)
         assert instance.costs[a.winners].sum() <= instance.budget * (1 + 1e-12)
         value = instance.Re[a.winners].sum()
-        assert value <= best + tol and value >= factor * best - tol
+        assert value <= best + tol and value >= factor * best_inside - tol
 
 
 def test_exact_knapsack_on_a_hundred_workers() -> None:

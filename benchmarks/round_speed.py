@@ -9,7 +9,9 @@ pass (``BatchedEngine.probs_and_loo_losses``); the loop calls ``fedlib.fl.refere
 The run first measures the device's fp32 matrix-product ceiling (GFLOP/s, median of a few 4096
 x 4096 products), then for each model and k alternates loop and engine rounds on random data
 of the right shapes and reports per case: the median seconds of each, the ratio loop/engine,
-the round's GFLOP counted analytically (forward FLOPs of the model times 3 per training sample
+the relative difference between the two sides' trained parameters (about 1e-6 for the MLP;
+LeNet-5 in float32 can reach about 1e-4 where rounding flips a max-pool or ReLU decision), the
+round's GFLOP counted analytically (forward FLOPs of the model times 3 per training sample
 and 1 per evaluated model and validation sample, the usual naive count), the engine's achieved
 GFLOP/s and its distance to the FLOP floor (round GFLOP / ceiling).
 
@@ -37,7 +39,7 @@ from torch import nn
 
 from fedlib.fl import reference
 from fedlib.fl.device import resolve_device
-from fedlib.fl.engine import BatchedEngine, batch_orders
+from fedlib.fl.engine import BatchedEngine, Stacked, batch_orders
 from fedlib.fl.models import make_model
 
 TRAIN_SAMPLES = 1000
@@ -116,31 +118,57 @@ def _case(
     val_labels = torch.randint(0, 10, (VALIDATION_SAMPLES,), generator=gen).to(device)
     orders = batch_orders(k, TRAIN_SAMPLES, EPOCHS, gen)
 
-    def engine_round() -> None:
-        local = engine.train_local(theta, images, labels, orders)
-        engine.probs_and_loo_losses(local, val_images, val_labels)
+    def engine_round() -> tuple[float, float, Stacked]:
+        out: dict[str, Stacked] = {}
+        train = _timed(
+            lambda: out.update(local=engine.train_local(theta, images, labels, orders)), device
+        )
+        evaluate = _timed(
+            lambda: engine.probs_and_loo_losses(out["local"], val_images, val_labels), device
+        )
+        return train, evaluate, out["local"]
 
-    def loop_round() -> None:
-        local = reference.train_local(model, theta, images, labels, orders)
-        reference.true_class_probs(model, local, val_images, val_labels)
-        reference.loo_losses(model, local, val_images, val_labels)
+    def loop_round() -> tuple[float, float, Stacked]:
+        out: dict[str, Stacked] = {}
+        train = _timed(
+            lambda: out.update(local=reference.train_local(model, theta, images, labels, orders)),
+            device,
+        )
 
-    engine_round()  # warm-up: one-off allocations and kernel selection
-    engine_times, loop_times = [], []
+        def evaluate() -> None:
+            reference.true_class_probs(model, out["local"], val_images, val_labels)
+            reference.loo_losses(model, out["local"], val_images, val_labels)
+
+        return train, _timed(evaluate, device), out["local"]
+
+    engine_round()  # warm-ups: one-off allocations, kernel selection, library handles
+    local = reference.train_local(model, theta, images[:1], labels[:1], orders[:1])
+    reference.true_class_probs(model, local, val_images, val_labels)
+    engine_runs, loop_runs = [], []
     for rep in range(max(repeats, loop_repeats)):
         if rep < loop_repeats:
-            loop_times.append(_timed(loop_round, device))
+            loop_runs.append(loop_round())
         if rep < repeats:
-            engine_times.append(_timed(engine_round, device))
-    loop_s, engine_s = statistics.median(loop_times), statistics.median(engine_times)
+            engine_runs.append(engine_round())
+    drift = max(
+        float((engine_runs[0][2][key] - loop_runs[0][2][key]).norm() / loop_runs[0][2][key].norm())
+        for key in theta
+    )
+    loop_s = statistics.median(train + evaluate for train, evaluate, _ in loop_runs)
+    engine_s = statistics.median(train + evaluate for train, evaluate, _ in engine_runs)
     gflop = round_gflop(model, k)
     return {
         "model": model,
         "k": k,
         "loop_s": loop_s,
         "engine_s": engine_s,
-        "loop_runs": len(loop_times),
-        "engine_runs": len(engine_times),
+        "loop_train_s": statistics.median(run[0] for run in loop_runs),
+        "loop_eval_s": statistics.median(run[1] for run in loop_runs),
+        "engine_train_s": statistics.median(run[0] for run in engine_runs),
+        "engine_eval_s": statistics.median(run[1] for run in engine_runs),
+        "loop_runs": len(loop_runs),
+        "engine_runs": len(engine_runs),
+        "params_rel_diff": drift,
         "speedup": loop_s / engine_s,
         "round_gflop": gflop,
         "engine_gflops": gflop / engine_s,
@@ -219,7 +247,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
             if not args.json:
                 print(
                     f"{model:>5} k={k:<3} loop {case['loop_s']:7.3f} s  engine "
-                    f"{case['engine_s']:6.3f} s  loop/engine {case['speedup']:5.2f}x  "
+                    f"{case['engine_s']:6.3f} s (train {case['engine_train_s']:.3f} + eval "
+                    f"{case['engine_eval_s']:.3f})  loop/engine {case['speedup']:5.2f}x  "
                     f"{case['round_gflop']:6.1f} GFLOP  {case['engine_gflops']:6.1f} GFLOP/s  "
                     f"engine/floor {case['floor_ratio']:4.2f}",
                     flush=True,

@@ -17,8 +17,8 @@ import shutil
 
 import pytest
 
-from fedlib.experiments import budget_sweep, multitask, results, stored
 from fedlib.book import toc_files
+from fedlib.experiments import budget_sweep, multitask, results, stored
 from fedlib.experiments.multitask import MultiTaskConfig
 
 RESULTS = stored.results_dir()

@@ -134,6 +134,11 @@ def aggregation_weights(contrib_t: ArrayLike, delta_l: ArrayLike, passed: ArrayL
     if not cs.any():
         cs = ok.astype(float)
     numerator = cs * q
+    if ok.any() and not numerator.any():
+        # Subnormal contributions underflowed in the product; omega does not change when every
+        # cs is scaled by one factor, so scale the largest to 1.
+        cs = cs / cs.max()
+        numerator = cs * q
     if form == "corrected":
         total = numerator.sum()
         return numerator / total if total > 0 else numerator

@@ -18,3 +18,13 @@ def data_root() -> Path:
             "FashionMNIST/raw (in this project: FEDLIB_DATA=../shared/data)"
         )
     return Path(root)
+
+
+def pytest_configure(config):
+    """In CI (``CI`` set) hypothesis draws the same examples every run, so a red CI always
+    reproduces; local runs keep exploring new examples."""
+    from hypothesis import settings
+
+    settings.register_profile("ci", derandomize=True, print_blob=True)
+    if os.environ.get("CI"):
+        settings.load_profile("ci")

@@ -21,14 +21,12 @@ from typing import Any
 import numpy as np
 
 from fedlib.fl.data import DATASETS
-from fedlib.fl.engine import BatchedEngine, batch_orders
-from fedlib.fl.models import MODEL_FOR_DATASET, preprocess
+from fedlib.fl.engine import BatchedEngine
+from fedlib.fl.models import MODEL_FOR_DATASET
 from fedlib.fl.task import (
     TaskOptions,
-    local_accuracies,
     run_task,
     seed_sequence,
-    torch_generator,
     torch_threads,
 )
 from fedlib.fl.workers import (
@@ -38,7 +36,6 @@ from fedlib.fl.workers import (
     iid_workers,
     publisher_sets,
 )
-from fedlib.mechanism.contribution import contributions, sample_weights
 from fedlib.runtime import progress
 
 #: Data accuracies of the ten Case 1 workers.
@@ -214,58 +211,3 @@ def recompute(config: Mapping[str, Any], n_tasks: int) -> list[dict[str, Any]]:
     stored = replace(ContributionConfig.from_dict(config), device="cpu")
     with torch_threads(stored.threads):
         return [_unit(stored, case, seed) for seed, case in _units(stored)[:n_tasks]]
-
-
-@dataclass(frozen=True, eq=False)
-class RoundSnapshot:
-    """The ten local models of the first round of a case, as seen by Eqs. (2)-(3).
-
-    Attributes
-    ----------
-    dacc : numpy.ndarray, shape (10,)
-        The workers' data accuracies.
-    P : numpy.ndarray, shape (10, n_val)
-        True-class probabilities on the validation set.
-    val_labels : numpy.ndarray, shape (n_val,)
-        The validation labels.
-    weights : numpy.ndarray, shape (n_val,)
-        Sample weights, Eq. (2).
-    weighted, equal : numpy.ndarray, shape (10,)
-        Contributions, Eq. (3), with the weights of Eq. (2) and with equal weights.
-    local_acc : numpy.ndarray, shape (10,)
-        Test accuracy of each local model.
-    """
-
-    dacc: np.ndarray
-    P: np.ndarray
-    val_labels: np.ndarray
-    weights: np.ndarray
-    weighted: np.ndarray
-    equal: np.ndarray
-    local_acc: np.ndarray
-
-
-def round_snapshot(config: ContributionConfig | None = None, case: int = 1,
-                   seed: int = 0) -> RoundSnapshot:
-    """The first round of the (case, seed) task of :func:`run_contribution`, in detail.
-
-    The local models are exactly those of that task's first round (same seeds), so a chapter
-    can show Eqs. (2)-(3) on real models.
-    """
-    config = config or ContributionConfig()
-    with torch_threads(config.threads):
-        engine, pool, publisher = _setup(config, case, seed)
-        generator = torch_generator(seed_sequence(seed, case, _TRAIN))
-        params = engine.init_params(generator)
-        x = preprocess(pool.images, engine.device, engine.dtype)
-        orders = batch_orders(len(pool), x.shape[1], config.task.epochs, generator)
-        stacked = engine.train_local(params, x, pool.labels.to(engine.device), orders,
-                                     lr=config.task.lr, batch_size=config.task.batch_size)
-        val_x = preprocess(publisher.val_images, engine.device, engine.dtype)
-        P = engine.true_class_probs(stacked, val_x, publisher.val_labels.to(engine.device))
-        P = P.double().cpu().numpy()
-        test_x = preprocess(publisher.test_images, engine.device, engine.dtype)
-        local = local_accuracies(engine, stacked, test_x,
-                                 publisher.test_labels.to(engine.device))
-    return RoundSnapshot(pool.dacc, P, publisher.val_labels.numpy(), sample_weights(P),
-                         contributions(P), contributions(P, weighted=False), local)

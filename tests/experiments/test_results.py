@@ -146,16 +146,7 @@ def test_reproduce_contribution_and_verify(data_root, tmp_path):
         result.summary(3)
 
 
-def test_round_snapshot_is_the_first_round_of_the_task(data_root):
-    config = replace(contribution.fast_config(ContributionConfig(device="cpu")),
-                     task=replace(ContributionConfig().task, rounds=1))
-    snapshot = contribution.round_snapshot(config, case=2, seed=0)
-    record = contribution.run_contribution(config).records[1]
-    assert record["case"] == 2
-    assert snapshot.P.shape == (10, 500) and snapshot.weights.sum() == pytest.approx(1)
-    assert snapshot.equal.tolist() == record["mean_prob"]
-    assert snapshot.local_acc.tolist() == record["local_acc"]
-    assert snapshot.val_labels.shape == (500,)
+def test_case_workers_rejects_an_unknown_case():
     with pytest.raises(ValueError, match="case"):
         contribution.case_workers(3, "mnist", np.random.default_rng(0))
 

@@ -164,10 +164,11 @@ def snapshot_figure(dacc: ArrayLike, P: ArrayLike, val_labels: ArrayLike, weight
 
 
 def case_worker_names(case: int, dacc: Sequence[float]) -> list[str]:
-    """Tick labels of a case's workers: data accuracy (Case 1) or the label it lacks (Case 2)."""
+    """Tick labels of a case's workers: data accuracy (Case 1), or in Case 2 the worker and
+    the label it lacks ("-k")."""
     if case == 1:
         return [f"{a:g}" for a in dacc]
-    return ["0: all"] + [f"{k}: no {k}" for k in range(1, len(dacc))]
+    return ["0\nall"] + [f"{k}\n-{k}" for k in range(1, len(dacc))]
 
 
 def _worker_labels(records: Sequence[Mapping[str, Any]], case: int) -> list[str]:
@@ -204,8 +205,9 @@ def case_figure(records: Iterable[Mapping[str, Any]], case: int,
         ax.plot(x, mean, "o-", color=color, lw=2, ms=5)
         if case == 2:
             ax.plot([0], [mean[0]], "o", ms=12, mfc="none", mec="black", mew=1.5)
-        ax.set_xticks(x, labels, fontsize=9, rotation=0 if case == 1 else 45)
-        ax.set_xlabel("worker's data accuracy" if case == 1 else "worker's labels", fontsize=10)
+        ax.set_xticks(x, labels, fontsize=9)
+        xlabel = "worker's data accuracy" if case == 1 else "worker (-k: lacks label k)"
+        ax.set_xlabel(xlabel, fontsize=10)
         ax.set_title(name, fontsize=11)
         ax.grid(alpha=0.3)
     for ax in axes[:-1:2]:

@@ -69,7 +69,7 @@ def test_case_figure_has_a_statistic_panel() -> None:
 
 def test_case_worker_names() -> None:
     assert case_worker_names(1, [1.0, 0.5])[1] == "0.5"
-    assert case_worker_names(2, [1.0, 1.0, 1.0]) == ["0: all", "1: no 1", "2: no 2"]
+    assert case_worker_names(2, [1.0, 1.0, 1.0]) == ["0\nall", "1\n-1", "2\n-2"]
 
 
 def test_toy_explorer_follows_edits_of_P() -> None:

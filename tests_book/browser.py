@@ -32,6 +32,7 @@ class PageReport:
     title: str
     figures: int
     widgets: int
+    widget_images: int
     math: int
     problems: list[str] = field(default_factory=list)
 
@@ -65,6 +66,14 @@ def check_page(driver: webdriver.Chrome, page: Path, screenshot: Path | None = N
         time.sleep(0.2)
     time.sleep(settle)
     result = driver.execute_script(PAGE_CHECK_JS)
+    deadline = time.monotonic() + 15  # the widget manager renders after the page has loaded
+    while result["widget_images"] < result["widgets"] and time.monotonic() < deadline:
+        time.sleep(0.5)
+        result = driver.execute_script(PAGE_CHECK_JS)
+    problems = list(result["problems"])
+    if result["widget_images"] < result["widgets"]:
+        problems.append(f"widget without its default figure: {result['widgets']} widget views, "
+                        f"{result['widget_images']} rendered figures")
     if screenshot is not None:
         screenshot.parent.mkdir(parents=True, exist_ok=True)
         height = driver.execute_script("return document.body.scrollHeight")
@@ -72,4 +81,4 @@ def check_page(driver: webdriver.Chrome, page: Path, screenshot: Path | None = N
         driver.save_screenshot(str(screenshot))
         driver.set_window_size(1280, 2000)
     return PageReport(page, result["title"], result["figures"], result["widgets"],
-                      result["mathjax"], list(result["problems"]))
+                      result["widget_images"], result["mathjax"], problems)

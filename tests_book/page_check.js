@@ -22,6 +22,8 @@ for (const el of document.querySelectorAll('.output.traceback, .output.error, .c
 }
 const widgets = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]');
 const figures = document.querySelectorAll('main .cell_output img, main figure img, main svg.figure');
+const widgetImages = document.querySelectorAll('.jupyter-widgets img, .widget-output img');
 return {problems: problems, figures: figures.length, widgets: widgets.length,
+        widget_images: widgetImages.length,
         mathjax: document.querySelectorAll('mjx-container').length,
         title: document.title};

@@ -14,6 +14,7 @@ BROKEN = """<!doctype html><html><head><title>broken</title></head><body><main>
 <div class="cell_output"><div class="output traceback"><pre>ZeroDivisionError</pre></div></div>
 <span class="problematic">{prf:ref}`thm-missing`</span>
 <pre>$$ inside code is fine $$</pre>
+<script type="application/vnd.jupyter.widget-view+json">{"model_id": "none"}</script>
 </main></body></html>"""
 
 CLEAN = """<!doctype html><html><head><title>clean</title></head><body><main>
@@ -25,7 +26,7 @@ def test_broken_page_is_reported(driver, tmp_path):
     page.write_text(BROKEN)
     problems = " | ".join(check_page(driver, page, settle=0.2).problems)
     for expected in ("raw TeX $$", "raw TeX \\begin{", "broken image", "error output cell",
-                     "undefined cross-reference"):
+                     "undefined cross-reference", "widget without its default figure"):
         assert expected in problems, f"{expected!r} not reported in: {problems}"
 
 

@@ -245,13 +245,35 @@ def trajectories_figure(runs: Mapping[str, MultiTaskResult], title: str | None =
     return fig
 
 
+def _loss_accuracy_grid(datasets: list[str]) -> tuple[Figure, np.ndarray]:
+    """A figure with test loss (top row) over test accuracy (bottom row), a column per dataset."""
+    fig = Figure(figsize=(5.2 * len(datasets), 7.6), layout="constrained")
+    return fig, fig.subplots(2, len(datasets), squeeze=False, sharex="col")
+
+
+def _finish_loss_accuracy_grid(fig: Figure, axes: np.ndarray, datasets: list[str], xlabel: str,
+                               ylabels: tuple[str, str], title: str | None) -> Figure:
+    """Titles, labels, grids, the shared legend and the title of a :func:`_loss_accuracy_grid`."""
+    for col, dataset in enumerate(datasets):
+        axes[0, col].set_title(_label(dataset), fontsize=FONT + 1)
+        axes[1, col].set_xlabel(xlabel, fontsize=FONT)
+        for row in range(2):
+            axes[row, col].grid(alpha=0.3)
+            axes[row, col].tick_params(labelsize=FONT - 1)
+    axes[0, 0].set_ylabel(ylabels[0], fontsize=FONT)
+    axes[1, 0].set_ylabel(ylabels[1], fontsize=FONT)
+    _shared_legend(fig, axes[0, 0])
+    if title:
+        fig.suptitle(title, fontsize=FONT + 2)
+    return fig
+
+
 def global_model_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
                         title: str | None = None) -> Figure:
     """Test loss (top) and accuracy (bottom) of each task's final global model, one line per
     mechanism, one column per dataset. Shaded: tasks not evaluated."""
     datasets = list(dict.fromkeys(d for d, _ in runs))
-    fig = Figure(figsize=(5.2 * len(datasets), 7.6), layout="constrained")
-    axes = fig.subplots(2, len(datasets), squeeze=False, sharex="col")
+    fig, axes = _loss_accuracy_grid(datasets)
     for (dataset, mechanism), run in runs.items():
         col = datasets.index(dataset)
         color, marker, style, width = STYLES.get(mechanism, ("#17becf", ".", "-", 1.5))
@@ -264,16 +286,9 @@ def global_model_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
         run = next(r for (d, _), r in runs.items() if d == dataset)
         for row in range(2):
             _mark_evaluation(axes[row, col], run.config.eval_from)
-            axes[row, col].grid(alpha=0.3)
-            axes[row, col].tick_params(labelsize=FONT - 1)
-        axes[0, col].set_title(_label(dataset), fontsize=FONT + 1)
-        axes[1, col].set_xlabel("task (shaded: not evaluated)", fontsize=FONT)
-    axes[0, 0].set_ylabel("test loss of the final global model", fontsize=FONT)
-    axes[1, 0].set_ylabel("test accuracy of the final global model", fontsize=FONT)
-    _shared_legend(fig, axes[0, 0])
-    if title:
-        fig.suptitle(title, fontsize=FONT + 2)
-    return fig
+    return _finish_loss_accuracy_grid(
+        fig, axes, datasets, "task (shaded: not evaluated)",
+        ("test loss of the final global model", "test accuracy of the final global model"), title)
 
 
 def round_curves_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
@@ -281,8 +296,7 @@ def round_curves_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
     """Test loss (top) and accuracy (bottom) of the global model after each round of a task:
     median over the evaluated tasks (line) and quartiles (band), one line per mechanism."""
     datasets = list(dict.fromkeys(d for d, _ in runs))
-    fig = Figure(figsize=(5.2 * len(datasets), 7.6), layout="constrained")
-    axes = fig.subplots(2, len(datasets), squeeze=False, sharex="col")
+    fig, axes = _loss_accuracy_grid(datasets)
     for (dataset, mechanism), run in runs.items():
         col = datasets.index(dataset)
         color, marker, style, _ = STYLES.get(mechanism, ("#17becf", ".", "-", 1.5))
@@ -297,19 +311,9 @@ def round_curves_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
             ax.plot(rounds, mid, color=color, ls=style, marker=marker, ms=4, lw=1.8,
                     label=MECHANISMS[mechanism].label)
             ax.fill_between(rounds, low, high, color=color, alpha=0.15, lw=0)
-    for col, dataset in enumerate(datasets):
-        axes[0, col].set_title(_label(dataset), fontsize=FONT + 1)
-        axes[1, col].set_xlabel("global round within a task", fontsize=FONT)
-        for row in range(2):
-            axes[row, col].grid(alpha=0.3)
-            axes[row, col].tick_params(labelsize=FONT - 1)
-    axes[0, 0].set_ylabel("test loss\n(median over evaluated tasks, band: quartiles)",
-                          fontsize=FONT)
-    axes[1, 0].set_ylabel("test accuracy", fontsize=FONT)
-    _shared_legend(fig, axes[0, 0])
-    if title:
-        fig.suptitle(title, fontsize=FONT + 2)
-    return fig
+    return _finish_loss_accuracy_grid(
+        fig, axes, datasets, "global round within a task",
+        ("test loss\n(median over evaluated tasks, band: quartiles)", "test accuracy"), title)
 
 
 def selection_figure(runs: Mapping[tuple[str, str], MultiTaskResult],

@@ -34,7 +34,7 @@ from fedlib.fl.models import MODEL_FOR_DATASET
 from fedlib.fl.task import TaskOptions, run_task, seed_sequence, torch_threads
 from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
 from fedlib.mechanism.mechanisms import MECHANISMS
-from fedlib.mechanism.reputation import INITIAL_REPUTATION, ReputationLedger
+from fedlib.mechanism.reputation import BETA1, BETA2, INITIAL_REPUTATION, ReputationLedger
 from fedlib.runtime import progress
 
 #: Workers of Tables 1-3 as (data accuracy, count): 15 x 1.0, 5 x 0.7, 5 x 0.4, 5 x 0.1.
@@ -77,6 +77,8 @@ class MultiTaskConfig:
         Budget B per task (the paper does not give it).
     initial_reputation : float, default 0.5
         ``Re^0`` of every worker (the paper does not give it).
+    beta1, beta2 : float, default 0.5, 0.25
+        Constants of the reputation update's attenuation ``g``, Eqs. (11)-(13).
     redraw_bids : bool, default True
         Draw new bids before every task (False: one draw for the whole run).
     fresh_model : bool, default True
@@ -100,6 +102,8 @@ class MultiTaskConfig:
     groups: tuple[tuple[float, int], ...] = PAPER_GROUPS
     budget: float = DEFAULT_BUDGET
     initial_reputation: float = INITIAL_REPUTATION
+    beta1: float = BETA1
+    beta2: float = BETA2
     redraw_bids: bool = True
     fresh_model: bool = True
     n_samples: int = 1000
@@ -122,6 +126,9 @@ class MultiTaskConfig:
         if not self.initial_reputation >= 0:
             raise ValueError(f"initial_reputation must be non-negative, got "
                              f"{self.initial_reputation!r}")
+        if not (self.beta1 > 0 and 0 <= self.beta2 <= 1):
+            raise ValueError(f"beta1 must be positive and beta2 in [0, 1], got beta1 = "
+                             f"{self.beta1!r}, beta2 = {self.beta2!r}")
         for name in ("n_tasks", "n_samples", "n_val", "n_test", "threads"):
             _check_int(getattr(self, name), name, minimum=1)
         _check_int(self.eval_from, "eval_from", minimum=0)
@@ -233,7 +240,8 @@ class _Run:
     def __init__(self, config: MultiTaskConfig) -> None:
         self.config = config
         self.records: list[dict[str, Any]] = []
-        self.ledger = ReputationLedger(config.daccs.size, config.initial_reputation)
+        self.ledger = ReputationLedger(config.daccs.size, config.initial_reputation,
+                                       config.beta1, config.beta2)
         self.params: Params | None = None
         self.seconds = 0.0
 

@@ -230,14 +230,19 @@ def save_result(name: str, config: Mapping[str, Any] | _Config,
 
 
 def _comparable(config: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in config.items() if key not in RUNTIME_KEYS}
+    """The configuration rebuilt by its experiment (so a field added to fedlib after a result
+    was stored reads as its default, the value the code then had fixed), less the runtime keys.
+    """
+    normalised = _config_dict(_experiment(config).from_dict(config))
+    return {key: value for key, value in normalised.items() if key not in RUNTIME_KEYS}
 
 
 def load_result(name: str, expected_config: Mapping[str, Any] | _Config,
                 results_dir: str | os.PathLike[str] = "results") -> StoredResult:
     """Read ``<results_dir>/<name>.json`` and check it was computed with ``expected_config``.
 
-    The comparison ignores :data:`RUNTIME_KEYS` (the device).
+    The comparison ignores :data:`RUNTIME_KEYS` (the device) and reads fields missing from
+    the stored configuration (added to fedlib later) as their defaults.
 
     Raises
     ------

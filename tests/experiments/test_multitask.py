@@ -121,6 +121,12 @@ def test_carried_model_and_other_mechanisms(data_root):
     assert sum(optimal.records[0]["payments"]) <= TINY.budget
 
 
+def test_the_reputation_constants_reach_the_ledger(data_root):
+    default = run_multitask(replace(TINY, n_tasks=2)).records[-1]["Re"]
+    steeper = run_multitask(replace(TINY, n_tasks=2, beta1=3.0, beta2=0.9)).records[-1]["Re"]
+    assert default != steeper
+
+
 def test_tasks_without_winners_train_nothing(data_root):
     empty = run_multitask(replace(TINY, n_tasks=2, budget=0.5))
     for record in empty.records:
@@ -135,7 +141,8 @@ def test_tasks_without_winners_train_nothing(data_root):
     ({"budget": float("inf")}, "budget"), ({"n_tasks": 0}, "n_tasks"),
     ({"eval_from": -1}, "eval_from"), ({"groups": ((1.5, 3),)}, "dacc"),
     ({"groups": ((0.5, 0),)}, "count"), ({"groups": ()}, "groups"), ({"threads": 0}, "threads"),
-    ({"initial_reputation": -0.1}, "initial_reputation"),
+    ({"initial_reputation": -0.1}, "initial_reputation"), ({"beta1": 0.0}, "beta1"),
+    ({"beta2": 1.5}, "beta2"), ({"beta1": float("nan")}, "beta1"),
 ])
 def test_bad_configuration(change, match):
     with pytest.raises(ValueError, match=match):

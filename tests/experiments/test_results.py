@@ -69,6 +69,16 @@ def test_load_checks_the_configuration(stored):
         results.load_result(multitask.result_name(paper), paper, folder)
 
 
+def test_a_field_added_later_reads_as_its_default(stored, tmp_path):
+    folder, path, _ = stored
+    older = tmp_path / path.name
+    older.write_text(path.read_text())
+    _rewrite(older, lambda payload: [payload["config"].pop(key) for key in ("beta1", "beta2")])
+    assert results.load_result(NAME, FAST, tmp_path).records
+    with pytest.raises(ValueError, match=r"beta2: stored 0\.25, expected 0\.5"):
+        results.load_result(NAME, replace(FAST, beta2=0.5), tmp_path)
+
+
 def test_verification_accepts_the_stored_result_and_catches_changes(stored, tmp_path):
     folder, path, _ = stored
     report = results.verify_result(NAME, n_tasks=2, results_dir=folder)

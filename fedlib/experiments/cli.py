@@ -72,12 +72,22 @@ def _contribution(args: argparse.Namespace) -> int:
 
 
 def _table_job(config: dict[str, Any], out: str) -> str:
-    """Run (or resume) one multi-task experiment, save it, drop its checkpoint; a summary."""
+    """Run (or resume) one multi-task experiment, save it, drop its checkpoint; a summary.
+
+    A result already saved in ``out`` with the same configuration is kept, not recomputed, so
+    a restarted command goes on where it stopped (finished runs, then checkpoints).
+    """
     from fedlib.experiments import multitask
-    from fedlib.experiments.results import save_result
+    from fedlib.experiments.results import load_result, save_result
 
     cfg = multitask.MultiTaskConfig.from_dict(config)
     name = multitask.result_name(cfg)
+    try:
+        done = load_result(name, cfg, out)
+    except (FileNotFoundError, ValueError):  # missing, or stored with another configuration
+        pass
+    else:
+        return f"{done.path}: kept (already computed with this configuration; delete to redo)"
     checkpoint = Path(out) / ".checkpoints" / f"{name}.pt"
     result = multitask.run_multitask(cfg, checkpoint)
     path = save_result(name, cfg, result.records, out, wall_time_s=result.wall_time_s)

@@ -136,6 +136,16 @@ def test_reproduce_tables_runs_all_five_mechanisms_in_parallel(data_root, tmp_pa
     assert not list((tmp_path / ".checkpoints").iterdir())
     assert results.verify_result("tables_mnist_vanilla_fast", n_tasks=1, results_dir=tmp_path).ok
     assert "share dacc 1.0" in capsys.readouterr().out
+    # A restarted command keeps what is finished and recomputes a file of another config.
+    ours = tmp_path / "tables_mnist_ours_fast.json"
+    _rewrite(ours, lambda payload: payload["config"].update(budget=40.0))
+    kept = (tmp_path / "tables_mnist_rrafl_fast.json").stat().st_mtime_ns
+    assert main(["reproduce", "tables", "--dataset", "mnist", "--fast", "--device", "cpu",
+                 "--out", str(tmp_path), "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("kept") == 4 and "tables_mnist_ours_fast.json: share" in out
+    assert (tmp_path / "tables_mnist_rrafl_fast.json").stat().st_mtime_ns == kept
+    assert json.loads(ours.read_text())["config"]["budget"] == 60.0
 
 
 def test_reproduce_contribution_and_verify(data_root, tmp_path):

@@ -1,14 +1,17 @@
 """The ``reproduce`` command: the paper's experiments from the command line.
 
 ``python -m fedlib reproduce {contribution,mechanisms,tables,budgets} --dataset {mnist,fashion,both}
-[--fast] [--out DIR] [--device auto|cpu|cuda] [--jobs N] [--budget B] [--seed S]``
+[--fast] [--out DIR] [--device auto|cpu|cuda] [--jobs N] [--budget B] [--seed S]
+[--mechanisms NAME ...] [--carry-model]``
 
 * ``contribution``: Figures 2-3 (:mod:`fedlib.experiments.contribution`), saved as
   ``<out>/contribution_<dataset>.json``;
 * ``tables``: Tables 1-3, the five mechanisms of Tables 2-3 on each dataset
   (:mod:`fedlib.experiments.multitask`), independent runs in ``--jobs`` parallel processes,
-  each checkpointed under ``<out>/.checkpoints/`` (a restarted command resumes) and saved as
-  ``<out>/tables_<dataset>_<mechanism>.json``;
+  each checkpointed under ``<out>/.checkpoints/`` (a restarted command resumes, and keeps
+  results already saved) and saved as ``<out>/tables_<dataset>_<mechanism>.json``;
+  ``--mechanisms`` runs only some of them, ``--carry-model`` starts every task from the previous
+  task's global model (``fresh_model=False``, saved with the suffix ``_carried``);
 * ``mechanisms``: Figures 4-5 through ``fedlib.experiments.auction_sweeps.run_figures``;
 * ``budgets``: ours at several budgets with fewer tasks
   (:mod:`fedlib.experiments.budget_sweep`), the budgets in ``--jobs`` parallel processes,
@@ -47,6 +50,11 @@ def add_reproduce_parser(commands: argparse._SubParsersAction) -> None:
                      help="parallel processes for tables and budgets (default 2)")
     sub.add_argument("--budget", type=float, default=DEFAULT_BUDGET,
                      help=f"budget per task for tables (default {DEFAULT_BUDGET:g})")
+    sub.add_argument("--mechanisms", nargs="+", default=None, metavar="NAME",
+                     help="tables: only these of the five mechanisms (default: all)")
+    sub.add_argument("--carry-model", action="store_true",
+                     help="tables: start each task from the previous task's global model "
+                          "(default: a fresh model per task)")
     sub.add_argument("--seed", type=int, default=0,
                      help="experiment seed for tables and mechanisms")
     sub.set_defaults(func=_reproduce)
@@ -96,15 +104,26 @@ def _table_job(config: dict[str, Any], out: str) -> str:
             f"final loss = {multitask.table3(result):.4f}, {result.wall_time_s:.0f} s")
 
 
+def _table_mechanisms(args: argparse.Namespace) -> tuple[str, ...]:
+    from fedlib.experiments.multitask import TABLE_MECHANISMS
+
+    chosen = tuple(args.mechanisms or TABLE_MECHANISMS)
+    unknown = sorted(set(chosen) - set(TABLE_MECHANISMS))
+    if unknown:
+        raise SystemExit(f"--mechanisms: unknown {unknown}; choose from {TABLE_MECHANISMS}")
+    return chosen
+
+
 def _tables(args: argparse.Namespace) -> int:
     from fedlib.experiments import multitask
 
     if args.jobs < 1:
         raise SystemExit(f"--jobs must be at least 1, got {args.jobs}")
     configs = [multitask.MultiTaskConfig(dataset=dataset, mechanism=mechanism,
-                                         budget=args.budget, seed=args.seed, device=args.device)
+                                         budget=args.budget, fresh_model=not args.carry_model,
+                                         seed=args.seed, device=args.device)
                for dataset in sorted(_datasets(args, "both"))  # fashion (slowest) first
-               for mechanism in multitask.TABLE_MECHANISMS]
+               for mechanism in _table_mechanisms(args)]
     jobs = [((multitask.fast_config(c) if args.fast else c).to_dict(), args.out) for c in configs]
     if args.jobs == 1:
         summaries = [_table_job(*job) for job in jobs]

@@ -171,11 +171,14 @@ def fast_config(config: MultiTaskConfig) -> MultiTaskConfig:
 
 
 def result_name(config: MultiTaskConfig) -> str:
-    """``tables_<dataset>_<mechanism>``, with ``_b<budget>``, ``_s<seed>`` and ``_fast``
-    suffixes where the configuration differs from the paper-scale default."""
+    """``tables_<dataset>_<mechanism>``, with ``_b<budget>``, ``_carried`` (the model carried
+    across tasks), ``_s<seed>`` and ``_fast`` suffixes where the configuration differs from the
+    paper-scale default."""
     name = f"tables_{config.dataset}_{config.mechanism}"
     if config.budget != DEFAULT_BUDGET:
         name += f"_b{config.budget:g}"
+    if not config.fresh_model:
+        name += "_carried"
     if config.seed != 0:
         name += f"_s{config.seed}"
     return name + ("_fast" if config == fast_config(config) else "")
@@ -187,12 +190,15 @@ def command_flags(config: MultiTaskConfig) -> list[str] | None:
     None when the configuration is not one the command line can produce.
     """
     base = MultiTaskConfig(dataset=config.dataset, mechanism=config.mechanism,
-                           budget=config.budget, seed=config.seed, device=config.device)
+                           budget=config.budget, fresh_model=config.fresh_model,
+                           seed=config.seed, device=config.device)
     if config.mechanism not in TABLE_MECHANISMS:
         return None
     flags = [f"--dataset {config.dataset}"]
     if config.budget != DEFAULT_BUDGET:
         flags.append(f"--budget {config.budget:g}")
+    if not config.fresh_model:
+        flags.append("--carry-model")
     if config.seed != 0:
         flags.append(f"--seed {config.seed}")
     if config == fast_config(base):

@@ -183,3 +183,17 @@ def test_reproduce_rejects_bad_arguments(tmp_path):
         main(["reproduce", "tables", "--dataset", "cifar"])
     with pytest.raises(SystemExit, match="jobs"):
         main(["reproduce", "tables", "--jobs", "0", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit, match=r"unknown \['magic'\]"):
+        main(["reproduce", "tables", "--mechanisms", "ours", "magic", "--out", str(tmp_path)])
+
+
+def test_reproduce_tables_with_the_model_carried_for_chosen_mechanisms(data_root, tmp_path):
+    assert main(["reproduce", "tables", "--dataset", "mnist", "--fast", "--device", "cpu",
+                 "--mechanisms", "ours", "--carry-model", "--out", str(tmp_path)]) == 0
+    assert [p.name for p in tmp_path.glob("*.json")] == ["tables_mnist_ours_carried_fast.json"]
+    carried = multitask.fast_config(MultiTaskConfig(fresh_model=False, device="cpu"))
+    loaded = results.load_result("tables_mnist_ours_carried_fast", carried, tmp_path)
+    assert loaded.config["fresh_model"] is False
+    assert results.reproduce_command(carried) == ("python -m fedlib reproduce tables --dataset "
+                                                  "mnist --carry-model --fast --device cpu "
+                                                  "--out results")

@@ -30,5 +30,17 @@ def notebook_chapters(root: Path = ROOT) -> list[Path]:
     return [path for path in paths if path.exists() and is_notebook(path)]
 
 
+def chapter_titles(root: Path = ROOT) -> dict[str, str]:
+    """The title (first ``# `` heading) of every chapter of the table of contents, keyed by
+    its file name without folder or suffix (e.g. ``"04_proofs"``)."""
+    titles = {}
+    for name in toc_files(root):
+        path = root / f"{name}.md"
+        heading = next((line[2:].strip() for line in path.read_text().splitlines()
+                        if line.startswith("# ")), None) if path.exists() else None
+        titles[Path(name).name] = heading or Path(name).name
+    return titles
+
+
 if __name__ == "__main__":
     print("\n".join(str(path.relative_to(ROOT)) for path in notebook_chapters()))

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from jupytext.config import load_jupytext_config
 
-from fedlib.book import ROOT, notebook_chapters, toc_files
+from fedlib.book import ROOT, chapter_titles, notebook_chapters, toc_files
 
 
 def test_every_toc_entry_has_a_markdown_file():
@@ -22,6 +22,16 @@ def test_every_markdown_chapter_is_in_the_toc():
     listed = set(toc_files())
     on_disk = {f"chapters/{path.stem}" for path in (ROOT / "chapters").glob("*.md")}
     assert not on_disk - listed, f"chapters missing from _toc.yml: {sorted(on_disk - listed)}"
+
+
+def test_chapter_titles_come_from_the_first_heading(tmp_path):
+    (tmp_path / "_toc.yml").write_text("root: intro\nparts:\n  - chapters:\n"
+                                       "      - file: chapters/01_a\n"
+                                       "      - file: chapters/02_b\n")
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "intro.md").write_text("---\ntitle: x\n---\n\n## Not this\n# Welcome\n")
+    (tmp_path / "chapters" / "01_a.md").write_text("# First  \n# Second\n")
+    assert chapter_titles(tmp_path) == {"intro": "Welcome", "01_a": "First", "02_b": "02_b"}
 
 
 @pytest.mark.parametrize("chapter", notebook_chapters(), ids=lambda p: p.stem)

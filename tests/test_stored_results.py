@@ -18,11 +18,14 @@ import shutil
 import pytest
 
 from fedlib.book import toc_files
-from fedlib.experiments import budget_sweep, multitask, results, stored
+from fedlib.experiments import adversarial, budget_sweep, multitask, results, sensitivity, stored
 from fedlib.experiments.multitask import MultiTaskConfig
 
 RESULTS = stored.results_dir()
 FEDERATED_CHAPTER = "chapters/06_federated"
+REPORT_CHAPTER = "chapters/07_reproducibility"
+SENSITIVITY_CHAPTER = "chapters/10_sensitivity"
+ADVERSARIAL_CHAPTER = "chapters/09_adversarial"
 NAMES = sorted(path.stem for path in RESULTS.glob("*.json"))
 
 
@@ -36,7 +39,12 @@ def test_stored_result_matches_the_code(name, data_root):
 def test_results_the_book_reads_exist():
     """Every result that a chapter of the book reads is stored (the federated chapter waits in
     drafts/ until its Fashion-MNIST results are computed, see drafts/README.md)."""
-    wanted = stored.federated_results() if FEDERATED_CHAPTER in toc_files() else {}
+    readers = {FEDERATED_CHAPTER: stored.federated_results,
+               REPORT_CHAPTER: stored.report_results,
+               SENSITIVITY_CHAPTER: stored.sensitivity_results,
+               ADVERSARIAL_CHAPTER: stored.adversarial_results}
+    wanted = {name: config for chapter, read in readers.items() if chapter in toc_files()
+              for name, config in read().items()}
     missing = {name: config for name, config in wanted.items()
                if not (RESULTS / f"{name}.json").exists()}
     commands = sorted({results.reproduce_command(c, "results") for c in missing.values()})
@@ -105,3 +113,46 @@ def test_a_change_below_the_tolerance_passes(small_results, tmp_path):
         records[1]["payments"][0] *= 1 + 1e-9
 
     assert stored.check_fresh(tables, _tampered(folder, tables, tmp_path, tiny)).ok
+
+
+@pytest.fixture(scope="module")
+def small_sensitivity(data_root, tmp_path_factory):
+    """A small stored sensitivity sweep (two runs), saved as the CLI saves it."""
+    folder = tmp_path_factory.mktemp("sensitivity")
+    config = sensitivity.fast_config(sensitivity.SensitivityConfig(
+        values={"beta2": (0.5,)}, base=MultiTaskConfig(n_tasks=20, device="cpu")))
+    run = sensitivity.run_sensitivity(config)
+    name = sensitivity.result_name(config)
+    results.save_result(name, config, run.records, folder, wall_time_s=run.wall_time_s)
+    return folder, name
+
+
+def test_a_stored_sensitivity_sweep_is_verified(small_sensitivity, tmp_path):
+    folder, name = small_sensitivity
+    assert stored.check_fresh(name, folder).ok
+    tampered = _tampered(folder, name, tmp_path, _nudge_sweep_loss)  # the beta2 run
+    with pytest.raises(stored.StaleResultError, match="is stale"):
+        stored.check_fresh(name, tampered)
+
+
+@pytest.fixture(scope="module")
+def small_adversarial(data_root, tmp_path_factory):
+    """A small stored adversarial scenario (one mechanism), saved as the CLI saves it."""
+    folder = tmp_path_factory.mktemp("adversarial")
+    config = adversarial.fast_config(adversarial.AdversarialConfig(
+        mechanisms=("ours",), base=adversarial.scenario_base(device="cpu")))
+    run = adversarial.run_adversarial(config)
+    name = adversarial.result_name(config)
+    results.save_result(name, config, run.records, folder, wall_time_s=run.wall_time_s)
+    return folder, name
+
+
+def test_a_stored_adversarial_scenario_is_verified(small_adversarial, tmp_path):
+    folder, name = small_adversarial
+    assert stored.check_fresh(name, folder).ok
+
+    def nudge(records):
+        records[1]["runs"][0]["payments"][0] += 1e-3
+
+    with pytest.raises(stored.StaleResultError, match="is stale"):
+        stored.check_fresh(name, _tampered(folder, name, tmp_path, nudge))

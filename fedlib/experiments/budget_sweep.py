@@ -18,9 +18,7 @@ Two pieces of evidence:
 
 from __future__ import annotations
 
-import multiprocessing
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,7 +31,6 @@ from fedlib.experiments.multitask import (
     PAPER_GROUPS,
     MultiTaskConfig,
     MultiTaskResult,
-    run_multitask,
 )
 from fedlib.mechanism.mechanisms import MECHANISMS
 
@@ -104,28 +101,37 @@ def fast_config(config: BudgetSweepConfig) -> BudgetSweepConfig:
     return replace(config, base=multitask.fast_config(config.base))
 
 
-def result_name(config: BudgetSweepConfig) -> str:
-    """``budgets_<dataset>_<mechanism>``, with ``_s<seed>`` and ``_fast`` where they apply."""
-    name = f"budgets_{config.base.dataset}_{config.base.mechanism}"
+def sweep_name(prefix: str, config: Any, fast: Callable[[Any], Any]) -> str:
+    """``<prefix>_<dataset>_<mechanism>`` of a sweep around ``config.base``, with
+    ``_s<seed>`` and ``_fast`` (when ``config == fast(config)``) where they apply."""
+    name = f"{prefix}_{config.base.dataset}_{config.base.mechanism}"
     if config.base.seed != 0:
         name += f"_s{config.base.seed}"
-    return name + ("_fast" if config == fast_config(config) else "")
+    return name + ("_fast" if config == fast(config) else "")
 
 
-def command_flags(config: BudgetSweepConfig) -> list[str] | None:
-    """Flags of ``python -m fedlib reproduce budgets`` that regenerate ``config``, or None."""
+def sweep_flags(config: Any, make: Callable[[MultiTaskConfig], Any],
+                fast: Callable[[Any], Any]) -> list[str] | None:
+    """Flags of a ``python -m fedlib reproduce`` sweep command that regenerate ``config``, or
+    None: ``config`` must be ``make(base)`` around the default base of its dataset and seed
+    (:data:`SWEEP_TASKS` tasks), or ``fast`` of that (``--fast``)."""
     base = config.base
-    default = BudgetSweepConfig(base=MultiTaskConfig(
-        dataset=base.dataset, n_tasks=SWEEP_TASKS, seed=base.seed, device=base.device))
+    default = make(MultiTaskConfig(dataset=base.dataset, n_tasks=SWEEP_TASKS, seed=base.seed,
+                                   device=base.device))
     flags = [f"--dataset {base.dataset}"] + ([f"--seed {base.seed}"] if base.seed else [])
-    if config == fast_config(default):
+    if config == fast(default):
         return [*flags, "--fast"]
     return flags if config == default else None
 
 
-def _slim(record: Mapping[str, Any]) -> dict[str, Any]:
-    rounds = {name: record["rounds"][name] for name in SWEEP_ROUND_FIELDS}
-    return {**record, "rounds": rounds}
+def result_name(config: BudgetSweepConfig) -> str:
+    """``budgets_<dataset>_<mechanism>``, with ``_s<seed>`` and ``_fast`` where they apply."""
+    return sweep_name("budgets", config, fast_config)
+
+
+def command_flags(config: BudgetSweepConfig) -> list[str] | None:
+    """Flags of ``python -m fedlib reproduce budgets`` that regenerate ``config``, or None."""
+    return sweep_flags(config, lambda base: BudgetSweepConfig(base=base), fast_config)
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,18 +150,15 @@ class BudgetSweepResult:
     def records(self) -> list[dict[str, Any]]:
         """Stored form, task-major: ``{"task": t, "runs": [record of each budget]}``, so that
         the first records of the file hold the first tasks of every budget."""
-        return [{"task": t, "runs": [_slim(run.records[t]) for run in self.runs]}
-                for t in range(self.config.base.n_tasks)]
+        return multitask.task_major(self.runs)
 
     @classmethod
     def from_stored(cls, config: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                     wall_time_s: float) -> BudgetSweepResult:
         """Rebuild a result from stored JSON."""
         sweep = BudgetSweepConfig.from_dict(config)
-        runs = tuple(MultiTaskResult(run_config, tuple(r["runs"][i] for r in records),
-                                     wall_time_s / len(sweep.budgets))
-                     for i, run_config in enumerate(sweep.run_configs()))
-        return cls(sweep, runs, wall_time_s)
+        return cls(sweep, multitask.split_task_major(sweep.run_configs(), records, wall_time_s),
+                   wall_time_s)
 
     def summary(self, dacc: float = 1.0) -> list[dict[str, float]]:
         """One row per budget: ``budget``; ``winners`` (mean per evaluated task); ``share``
@@ -178,13 +181,6 @@ class BudgetSweepResult:
         return rows
 
 
-def _run_one(config: dict[str, Any], checkpoint: str | None) -> tuple[list[dict[str, Any]], float]:
-    result = run_multitask(MultiTaskConfig.from_dict(config), checkpoint)
-    if checkpoint is not None:
-        Path(checkpoint).unlink(missing_ok=True)
-    return list(result.records), result.wall_time_s
-
-
 def run_budget_sweep(config: BudgetSweepConfig | None = None, *, jobs: int = 1,
                      checkpoint_dir: str | Path | None = None) -> BudgetSweepResult:
     """Run the multi-task experiment once per budget.
@@ -205,21 +201,13 @@ def run_budget_sweep(config: BudgetSweepConfig | None = None, *, jobs: int = 1,
     BudgetSweepResult
     """
     config = config or BudgetSweepConfig()
-    if jobs < 1:
-        raise ValueError(f"jobs must be at least 1, got {jobs}")
     name = result_name(config)
-    jobs_args = [(run.to_dict(), None if checkpoint_dir is None else
-                  str(Path(checkpoint_dir) / f"{name}_b{run.budget:g}.pt"))
-                 for run in config.run_configs()]
-    if jobs == 1 or len(jobs_args) == 1:
-        outputs = [_run_one(*args) for args in jobs_args]
-    else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            outputs = list(pool.map(_run_one, *zip(*jobs_args, strict=True)))
-    seconds = sum(wall for _, wall in outputs)
-    runs = tuple(MultiTaskResult(run, tuple(_slim(r) for r in records), wall)
-                 for run, (records, wall) in zip(config.run_configs(), outputs, strict=True))
+    checkpoints = (None if checkpoint_dir is None else
+                   [Path(checkpoint_dir) / f"{name}_b{run.budget:g}.pt"
+                    for run in config.run_configs()])
+    runs = tuple(multitask.run_many(config.run_configs(), jobs=jobs, checkpoints=checkpoints,
+                                    round_fields=SWEEP_ROUND_FIELDS))
+    seconds = sum(run.wall_time_s for run in runs)
     return BudgetSweepResult(config, runs, seconds)
 
 

@@ -1,8 +1,8 @@
 """The ``reproduce`` command: the paper's experiments from the command line.
 
-``python -m fedlib reproduce {contribution,mechanisms,tables,budgets} --dataset {mnist,fashion,both}
-[--fast] [--out DIR] [--device auto|cpu|cuda] [--jobs N] [--budget B] [--seed S]
-[--mechanisms NAME ...] [--carry-model]``
+``python -m fedlib reproduce {contribution,mechanisms,tables,budgets,sensitivity,adversarial}
+--dataset {mnist,fashion,both} [--fast] [--out DIR] [--device auto|cpu|cuda] [--jobs N]
+[--budget B] [--seed S] [--mechanisms NAME ...] [--carry-model]``
 
 * ``contribution``: Figures 2-3 (:mod:`fedlib.experiments.contribution`), saved as
   ``<out>/contribution_<dataset>.json``;
@@ -15,7 +15,13 @@
 * ``mechanisms``: Figures 4-5 through ``fedlib.experiments.auction_sweeps.run_figures``;
 * ``budgets``: ours at several budgets with fewer tasks
   (:mod:`fedlib.experiments.budget_sweep`), the budgets in ``--jobs`` parallel processes,
-  saved as ``<out>/budgets_<dataset>_ours.json`` (default dataset: mnist).
+  saved as ``<out>/budgets_<dataset>_ours.json`` (default dataset: mnist);
+* ``sensitivity``: ours around the budget sweep's base with one parameter changed at a time
+  (:mod:`fedlib.experiments.sensitivity`), the runs in ``--jobs`` parallel processes, saved as
+  ``<out>/sensitivity_<dataset>_ours.json`` (default dataset: mnist);
+* ``adversarial``: attackers among the clean workers, for ours, RRAFL and Reputation Greedy
+  (:mod:`fedlib.experiments.adversarial`), the mechanisms in ``--jobs`` parallel processes,
+  saved as ``<out>/adversarial_<dataset>.json`` (default dataset: mnist).
 
 Stored results are verified on the CPU (:func:`~fedlib.experiments.results.verify_result`), so
 results meant for the book should be computed with ``--device cpu``.
@@ -34,20 +40,22 @@ from fedlib.fl.data import DATASETS
 
 
 def add_reproduce_parser(commands: argparse._SubParsersAction) -> None:
-    """Register ``reproduce {contribution,mechanisms,tables,budgets}``."""
+    """Register ``reproduce {contribution,mechanisms,tables,budgets,sensitivity}``."""
     from fedlib.experiments.multitask import DEFAULT_BUDGET
 
     sub = commands.add_parser("reproduce", help="run one of the paper's experiments",
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub.add_argument("experiment", choices=["contribution", "mechanisms", "tables", "budgets"])
+    sub.add_argument("experiment", choices=["contribution", "mechanisms", "tables", "budgets",
+                                           "sensitivity", "adversarial"])
     sub.add_argument("--dataset", choices=[*DATASETS, "both"], default=None,
                      help="default: both for tables, mnist for contribution and budgets")
     sub.add_argument("--fast", action="store_true", help="a small smoke-sized run")
     sub.add_argument("--out", default="results", help="folder for the JSON results")
     sub.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     sub.add_argument("--jobs", type=int, default=2,
-                     help="parallel processes for tables and budgets (default 2)")
+                     help="parallel processes for tables, budgets and sensitivity "
+                          "(default 2)")
     sub.add_argument("--budget", type=float, default=DEFAULT_BUDGET,
                      help=f"budget per task for tables (default {DEFAULT_BUDGET:g})")
     sub.add_argument("--mechanisms", nargs="+", default=None, metavar="NAME",
@@ -148,30 +156,73 @@ def _mechanisms(args: argparse.Namespace) -> int:
     return 0
 
 
-def _budgets(args: argparse.Namespace) -> int:
-    from fedlib.experiments import budget_sweep
-    from fedlib.experiments.multitask import MultiTaskConfig
+def _sweep(args: argparse.Namespace, module: Any, make: Any, run: Any, describe: Any) -> int:
+    """Run, save and describe a group of multi-task runs of ``module`` (budget_sweep,
+    sensitivity or adversarial) for each dataset: ``make(dataset)`` is the paper-scale
+    configuration, ``run`` runs it in ``--jobs`` processes with checkpoints,
+    ``describe(result)`` summarises it in a line."""
     from fedlib.experiments.results import save_result
 
     if args.jobs < 1:
         raise SystemExit(f"--jobs must be at least 1, got {args.jobs}")
     for dataset in _datasets(args, "mnist"):
-        config = budget_sweep.BudgetSweepConfig(base=MultiTaskConfig(
-            dataset=dataset, n_tasks=budget_sweep.SWEEP_TASKS, seed=args.seed,
-            device=args.device))
-        config = budget_sweep.fast_config(config) if args.fast else config
-        name = budget_sweep.result_name(config)
-        result = budget_sweep.run_budget_sweep(config, jobs=args.jobs,
-                                               checkpoint_dir=Path(args.out) / ".checkpoints")
-        path = save_result(name, config, result.records, args.out,
+        config = make(dataset)
+        config = module.fast_config(config) if args.fast else config
+        result = run(config, jobs=args.jobs, checkpoint_dir=Path(args.out) / ".checkpoints")
+        path = save_result(module.result_name(config), config, result.records, args.out,
                            wall_time_s=result.wall_time_s)
-        shares = ", ".join(f"B={row['budget']:g}: {row['share']:.3f}"
-                           for row in result.summary())
-        print(f"{path}: share dacc 1.0 {shares}; {result.wall_time_s:.0f} s")
+        print(f"{path}: {describe(result)}; {result.wall_time_s:.0f} s")
     return 0
+
+
+def _sweep_base(args: argparse.Namespace, dataset: str) -> Any:
+    """The base of the budget and sensitivity sweeps for ``dataset``."""
+    from fedlib.experiments.budget_sweep import SWEEP_TASKS
+    from fedlib.experiments.multitask import MultiTaskConfig
+
+    return MultiTaskConfig(dataset=dataset, n_tasks=SWEEP_TASKS, seed=args.seed,
+                           device=args.device)
+
+
+def _budgets(args: argparse.Namespace) -> int:
+    from fedlib.experiments import budget_sweep
+
+    def describe(result: Any) -> str:
+        return "share dacc 1.0 " + ", ".join(f"B={row['budget']:g}: {row['share']:.3f}"
+                                             for row in result.summary())
+
+    return _sweep(args, budget_sweep,
+                  lambda d: budget_sweep.BudgetSweepConfig(base=_sweep_base(args, d)),
+                  budget_sweep.run_budget_sweep, describe)
+
+
+def _sensitivity(args: argparse.Namespace) -> int:
+    from fedlib.experiments import sensitivity
+
+    def describe(result: Any) -> str:
+        ranked = sensitivity.ranking(sensitivity.sensitivity_rows(result))
+        return "share dacc 1.0 moved by " + ", ".join(f"{name} {effect:.3f}"
+                                                     for name, effect in ranked)
+
+    return _sweep(args, sensitivity,
+                  lambda d: sensitivity.SensitivityConfig(base=_sweep_base(args, d)),
+                  sensitivity.run_sensitivity, describe)
+
+
+def _adversarial(args: argparse.Namespace) -> int:
+    from fedlib.experiments import adversarial
+
+    def make(dataset: str) -> Any:
+        return adversarial.AdversarialConfig(base=adversarial.scenario_base(
+            dataset, budget=args.budget, seed=args.seed, device=args.device))
+
+    def describe(result: Any) -> str:
+        return f"mechanisms {', '.join(result.config.mechanisms)}"
+
+    return _sweep(args, adversarial, make, adversarial.run_adversarial, describe)
 
 
 def _reproduce(args: argparse.Namespace) -> int:
     runners = {"contribution": _contribution, "tables": _tables, "mechanisms": _mechanisms,
-               "budgets": _budgets}
+               "budgets": _budgets, "sensitivity": _sensitivity, "adversarial": _adversarial}
     return runners[args.experiment](args)

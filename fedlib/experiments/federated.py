@@ -278,6 +278,26 @@ def paper_claims(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[Claim]
     return claims
 
 
+def fresh_vs_carried(fresh: Mapping[tuple[str, str], MultiTaskResult],
+                     carried: Mapping[tuple[str, str], MultiTaskResult]) -> list[dict[str, Any]]:
+    """Tables 2 and 3 of each run in ``carried`` (the model carried across tasks) beside the
+    same (dataset, mechanism) with a fresh model per task and the paper's numbers, one row
+    each."""
+    rows = []
+    for (dataset, mechanism), run in carried.items():
+        base = fresh[dataset, mechanism]
+        rows.append({
+            "run": f"{MECHANISMS[mechanism].label}, {DATASET_LABELS[dataset]}",
+            "share dacc 1.0, fresh model": round(multitask.table2(base), 4),
+            "share dacc 1.0, carried": round(multitask.table2(run), 4),
+            "share dacc 1.0, paper": paper_numbers.TABLE2[mechanism][dataset],
+            "loss, fresh model": round(multitask.table3(base), 4),
+            "loss, carried": round(multitask.table3(run), 4),
+            "loss, paper": paper_numbers.TABLE3[mechanism][dataset],
+        })
+    return rows
+
+
 def same_runs(a: MultiTaskResult, b: MultiTaskResult) -> bool:
     """True when two runs selected the same winners in every task and produced the same
     reputations and global models (e.g. ours and RRAFL, which differ only in payments)."""

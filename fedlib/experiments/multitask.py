@@ -14,13 +14,18 @@ every task (``fresh_model=True``).
 
 A run can write a checkpoint after every task (atomically: a temporary file, then
 ``os.replace``) and resumes from it when restarted with the same configuration.
+:func:`run_many` runs several configurations in parallel processes (the sweeps of
+:mod:`fedlib.experiments.budget_sweep` and :mod:`fedlib.experiments.sensitivity`), and
+:func:`task_major` / :func:`split_task_major` store such a group of runs task by task.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from fedlib.fl.attacks import Attack, check_attacks, for_task
 from fedlib.fl.data import DATASETS
 from fedlib.fl.engine import BatchedEngine, Params
 from fedlib.fl.models import MODEL_FOR_DATASET
@@ -49,12 +55,15 @@ PAPER_GROUPS: tuple[tuple[float, int], ...] = ((1.0, 15), (0.7, 5), (0.4, 5), (0
 DEFAULT_BUDGET = 60.0
 #: The mechanisms of Tables 2-3.
 TABLE_MECHANISMS = ("ours", "rrafl", "vanilla", "bid_greedy", "reputation_greedy")
+#: The mechanisms also run on Fashion-MNIST with the model carried across tasks
+#: (``fresh_model=False``), the reading the paper leaves open that matters there.
+CARRIED_MECHANISMS = ("ours", "reputation_greedy")
 #: Round fields stored per task (the rest are cheap to recompute and would bloat the JSON).
 ROUND_FIELDS = ("passed", "omega", "test_loss", "test_acc")
 #: Config fields that describe where a run executes, not what it computes.
 RUNTIME_FIELDS = ("device",)
 # Purposes of the random streams, the first element of every seed key.
-_POOL, _PUBLISHER, _BIDS, _SELECT, _TRAIN = range(5)
+_POOL, _PUBLISHER, _BIDS, _SELECT, _TRAIN, _ATTACK = range(6)
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,9 @@ class MultiTaskConfig:
         ``"auto"``, ``"cpu"`` or ``"cuda"``; bit-for-bit reproducibility holds on the CPU.
     threads : int, default 1
         torch CPU threads during the run (fixed for reproducibility).
+    attacks : tuple of Attack, default ()
+        Adversarial or strategic workers (:mod:`fedlib.fl.attacks`); their random draws use
+        a seed key of their own, so without attacks a run is exactly the honest one.
     """
 
     dataset: str = "mnist"
@@ -113,6 +125,7 @@ class MultiTaskConfig:
     seed: int = 0
     device: str = "auto"
     threads: int = 1
+    attacks: tuple[Attack, ...] = ()
 
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
@@ -138,6 +151,7 @@ class MultiTaskConfig:
             if not 0 < dacc <= 1:
                 raise ValueError(f"groups: dacc must lie in (0, 1], got {dacc!r}")
             _check_int(count, "groups: count", minimum=1)
+        object.__setattr__(self, "attacks", check_attacks(self.attacks, self.daccs.size))
 
     @property
     def daccs(self) -> np.ndarray:
@@ -145,9 +159,13 @@ class MultiTaskConfig:
         return np.repeat([d for d, _ in self.groups], [c for _, c in self.groups]).astype(float)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready configuration, tagged ``"experiment": "tables"``."""
+        """JSON-ready configuration, tagged ``"experiment": "tables"``; ``attacks`` only when
+        there are some (so an honest configuration reads as it did before attacks existed)."""
         out = asdict(self)
         out["groups"] = [list(group) for group in self.groups]
+        out["attacks"] = [attack.to_dict() for attack in self.attacks]
+        if not self.attacks:
+            del out["attacks"]
         return {"experiment": "tables", **out}
 
     @classmethod
@@ -156,6 +174,7 @@ class MultiTaskConfig:
         values = {key: value for key, value in state.items() if key != "experiment"}
         values["groups"] = tuple((float(d), int(c)) for d, c in values["groups"])
         values["task"] = TaskOptions(**values["task"])
+        values["attacks"] = tuple(Attack.from_dict(a) for a in values.get("attacks", ()))
         return cls(**values)
 
 
@@ -172,8 +191,8 @@ def fast_config(config: MultiTaskConfig) -> MultiTaskConfig:
 
 def result_name(config: MultiTaskConfig) -> str:
     """``tables_<dataset>_<mechanism>``, with ``_b<budget>``, ``_carried`` (the model carried
-    across tasks), ``_s<seed>`` and ``_fast`` suffixes where the configuration differs from the
-    paper-scale default."""
+    across tasks), ``_s<seed>``, ``_attacked`` (with attacks) and ``_fast`` suffixes where the
+    configuration differs from the paper-scale default."""
     name = f"tables_{config.dataset}_{config.mechanism}"
     if config.budget != DEFAULT_BUDGET:
         name += f"_b{config.budget:g}"
@@ -181,6 +200,8 @@ def result_name(config: MultiTaskConfig) -> str:
         name += "_carried"
     if config.seed != 0:
         name += f"_s{config.seed}"
+    if config.attacks:
+        name += "_attacked"
     return name + ("_fast" if config == fast_config(config) else "")
 
 
@@ -295,9 +316,12 @@ def _run_one(run: _Run, engine: BatchedEngine, pool: WorkerPool, publisher: Publ
     rounds: dict[str, list[Any]] = {name: [] for name in ROUND_FIELDS}
     outcome: dict[str, list[Any]] = {name: [] for name in ("contribution", "n_pass", "n_fail")}
     if winners.size:
-        result = run_task(engine, pool.subset(winners), publisher,
+        workers, submit = for_task(config.attacks, pool, winners, task,
+                                   seed_sequence(config.seed, _ATTACK))
+        result = run_task(engine, workers, publisher,
                           seed=seed_sequence(config.seed, _TRAIN, task), options=config.task,
-                          initial_params=None if config.fresh_model else run.params)
+                          initial_params=None if config.fresh_model else run.params,
+                          submit=submit)
         re[winners] = result.re
         stored = result.to_dict(ROUND_FIELDS)
         rounds = stored["rounds"]
@@ -370,6 +394,81 @@ def recompute(config: Mapping[str, Any], n_tasks: int) -> list[dict[str, Any]]:
     """The records of the first ``n_tasks`` tasks of a stored configuration, on the CPU."""
     stored = MultiTaskConfig.from_dict(config)
     return list(run_multitask(replace(stored, n_tasks=n_tasks, device="cpu")).records)
+
+
+# ---------------------------------------------------------------------- several runs
+
+
+def keep_rounds(record: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """``record`` with only the round fields ``names`` (sweeps store fewer per task)."""
+    return {**record, "rounds": {name: record["rounds"][name] for name in names}}
+
+
+def _run_and_drop_checkpoint(config: dict[str, Any],
+                             checkpoint: str | None) -> tuple[list[dict[str, Any]], float]:
+    result = run_multitask(MultiTaskConfig.from_dict(config), checkpoint)
+    if checkpoint is not None:
+        Path(checkpoint).unlink(missing_ok=True)
+    return list(result.records), result.wall_time_s
+
+
+def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
+             checkpoints: Sequence[str | os.PathLike[str]] | None = None,
+             round_fields: Sequence[str] = ROUND_FIELDS) -> list[MultiTaskResult]:
+    """Run several multi-task configurations, ``jobs`` at a time in spawned processes.
+
+    Parameters
+    ----------
+    configs : sequence of MultiTaskConfig
+    jobs : int, default 1
+        Parallel processes (every run is seeded, so the records do not depend on ``jobs``).
+    checkpoints : sequence of path, optional
+        One checkpoint file per configuration (see :func:`run_multitask`); a finished run
+        deletes its checkpoint.
+    round_fields : sequence of str, default :data:`ROUND_FIELDS`
+        Round fields kept in the returned records (:func:`keep_rounds`).
+
+    Returns
+    -------
+    list of MultiTaskResult
+        In the order of ``configs``, each with its own compute time.
+
+    Raises
+    ------
+    ValueError
+        If ``jobs < 1`` or ``checkpoints`` does not give one file per configuration.
+    """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    paths = [None] * len(configs) if checkpoints is None else [str(c) for c in checkpoints]
+    if len(paths) != len(configs):
+        raise ValueError(f"checkpoints must name one file per configuration: {len(paths)} "
+                         f"files for {len(configs)} configurations")
+    args = [(config.to_dict(), path) for config, path in zip(configs, paths, strict=True)]
+    if jobs == 1 or len(args) == 1:
+        outputs = [_run_and_drop_checkpoint(*arg) for arg in args]
+    else:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            outputs = list(pool.map(_run_and_drop_checkpoint, *zip(*args, strict=True)))
+    return [MultiTaskResult(config, tuple(keep_rounds(r, round_fields) for r in records), wall)
+            for config, (records, wall) in zip(configs, outputs, strict=True)]
+
+
+def task_major(runs: Sequence[MultiTaskResult]) -> list[dict[str, Any]]:
+    """The records of runs of equal length, task-major: ``{"task": t, "runs": [record of
+    each run]}``, so that the first records of a stored file hold the first tasks of every
+    run (and verifying them recomputes a few tasks of each run)."""
+    return [{"task": t, "runs": [run.records[t] for run in runs]}
+            for t in range(len(runs[0].records))]
+
+
+def split_task_major(configs: Sequence[MultiTaskConfig], records: Sequence[Mapping[str, Any]],
+                     wall_time_s: float) -> tuple[MultiTaskResult, ...]:
+    """The runs of :func:`task_major` records, the compute time shared out equally."""
+    return tuple(MultiTaskResult(config, tuple(r["runs"][i] for r in records),
+                                 wall_time_s / len(configs))
+                 for i, config in enumerate(configs))
 
 
 # ---------------------------------------------------------------------- summaries

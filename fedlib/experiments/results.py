@@ -28,7 +28,14 @@ import numpy as np
 import torch
 
 import fedlib
-from fedlib.experiments import auction_sweeps, budget_sweep, contribution, multitask
+from fedlib.experiments import (
+    adversarial,
+    auction_sweeps,
+    budget_sweep,
+    contribution,
+    multitask,
+    sensitivity,
+)
 from fedlib.fl.device import resolve_device
 
 #: Relative tolerance of :func:`verify_result` (and a tiny absolute one for exact zeros).
@@ -63,6 +70,12 @@ EXPERIMENTS = {
     "budgets": _Experiment(budget_sweep.BudgetSweepConfig.from_dict, budget_sweep.command_flags,
                            budget_sweep.recompute,
                            "fedlib.experiments.budget_sweep.run_budget_sweep"),
+    "sensitivity": _Experiment(sensitivity.SensitivityConfig.from_dict,
+                               sensitivity.command_flags, sensitivity.recompute,
+                               "fedlib.experiments.sensitivity.run_sensitivity"),
+    "adversarial": _Experiment(adversarial.AdversarialConfig.from_dict,
+                               adversarial.command_flags, adversarial.recompute,
+                               "fedlib.experiments.adversarial.run_adversarial"),
 }
 
 

@@ -27,9 +27,19 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fedlib.book import ROOT
-from fedlib.experiments import budget_sweep, multitask, results
+from fedlib.experiments import (
+    adversarial,
+    budget_sweep,
+    contribution,
+    multitask,
+    results,
+    sensitivity,
+)
+from fedlib.experiments.adversarial import AdversarialConfig, AdversarialResult
 from fedlib.experiments.budget_sweep import BudgetSweepConfig, BudgetSweepResult
+from fedlib.experiments.contribution import ContributionConfig, ContributionResult
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
+from fedlib.experiments.sensitivity import SensitivityConfig, SensitivityResult
 from fedlib.runtime import fast_mode
 
 Mode = Literal["stored", "fast", "recompute"]
@@ -67,6 +77,12 @@ KINDS: dict[type, _Kind] = {
                            multitask.run_multitask, MultiTaskResult.from_stored),
     BudgetSweepConfig: _Kind(budget_sweep.result_name, budget_sweep.fast_config,
                              budget_sweep.run_budget_sweep, BudgetSweepResult.from_stored),
+    ContributionConfig: _Kind(contribution.result_name, contribution.fast_config,
+                              contribution.run_contribution, ContributionResult.from_stored),
+    SensitivityConfig: _Kind(sensitivity.result_name, sensitivity.fast_config,
+                             sensitivity.run_sensitivity, SensitivityResult.from_stored),
+    AdversarialConfig: _Kind(adversarial.result_name, adversarial.fast_config,
+                             adversarial.run_adversarial, AdversarialResult.from_stored),
 }
 
 
@@ -142,7 +158,7 @@ def obtain(config: Any, folder: str | os.PathLike[str] | None = None, *,
 
     Parameters
     ----------
-    config : MultiTaskConfig or BudgetSweepConfig
+    config : MultiTaskConfig, BudgetSweepConfig, ContributionConfig or SensitivityConfig
         What the chapter asks for, at the scale it wants to show.
     folder : path, optional
         The results folder; default :func:`results_dir`.
@@ -260,6 +276,35 @@ def table_configs(datasets: Iterable[str] = ("mnist", "fashion"),
 def federated_results() -> dict[str, Any]:
     """The paper-scale results the chapter "Federated experiments" reads, by name: Tables 1-3
     (both datasets, the mechanisms of :data:`~fedlib.experiments.multitask.TABLE_MECHANISMS`)
-    and the budget sweep (:class:`~fedlib.experiments.budget_sweep.BudgetSweepConfig`)."""
-    configs: list[Any] = [*table_configs().values(), BudgetSweepConfig()]
+    and the budget sweep (:class:`~fedlib.experiments.budget_sweep.BudgetSweepConfig`), and
+    Fashion-MNIST with the model carried across tasks for
+    :data:`~fedlib.experiments.multitask.CARRIED_MECHANISMS`."""
+    configs: list[Any] = [*table_configs().values(), BudgetSweepConfig(),
+                          *table_configs(("fashion",), multitask.CARRIED_MECHANISMS,
+                                         fresh_model=False).values()]
+    return {KINDS[type(c)].name(c): c for c in configs}
+
+
+def report_results() -> dict[str, Any]:
+    """The results the reproducibility report reads: :func:`federated_results` and the
+    contribution run of Figures 2-3 (:class:`~fedlib.experiments.contribution.ContributionConfig`).
+    """
+    return {**federated_results(), contribution.result_name(ContributionConfig()):
+            ContributionConfig()}
+
+
+def sensitivity_results() -> dict[str, Any]:
+    """The paper-scale results the chapter "How sensitive is the mechanism to its
+    parameters?" reads, by name: the sensitivity sweep and the budget sweep around the same
+    base (:func:`~fedlib.experiments.sensitivity.budget_config`)."""
+    config = SensitivityConfig()
+    return {KINDS[type(c)].name(c): c for c in (config, sensitivity.budget_config(config))}
+
+
+def adversarial_results() -> dict[str, Any]:
+    """The paper-scale results the chapter "Adversarial and strategic workers" reads, by name:
+    the scenario (:class:`~fedlib.experiments.adversarial.AdversarialConfig`) and the honest
+    MNIST runs of its mechanisms."""
+    configs: list[Any] = [AdversarialConfig(), *table_configs(
+        ("mnist",), adversarial.ADVERSARIAL_MECHANISMS).values()]
     return {KINDS[type(c)].name(c): c for c in configs}

@@ -23,7 +23,7 @@ orders); on a CPU a run is reproducible bit for bit (same machine and number of 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import torch
 from torch import Tensor
@@ -174,6 +174,8 @@ class _BatchedMLP:
     combine_first_stage = True
     #: Floats per sample and model of the widest activation in evaluation.
     eval_features = 200
+    #: The parameters of the first stage (not needed once its outputs are combined).
+    first_keys = ("fc1.weight", "fc1.bias")
 
     @staticmethod
     def first_shared(p: Stacked, x: Tensor) -> Tensor:
@@ -208,6 +210,8 @@ class _BatchedLeNet:
     combine_first_stage = False
     #: Floats per sample and model of the widest activation in evaluation (conv2's output).
     eval_features = 16 * 10 * 10
+    #: The parameters of the first stage.
+    first_keys = ("conv1.weight", "conv1.bias")
 
     @staticmethod
     def _stage1(y: Tensor) -> Tensor:
@@ -533,14 +537,74 @@ class BatchedEngine:
         """
         stacked, k = self._params(stacked, "stacked", stacked=True)
         images, labels = self._data(images, labels, ())
-        losses = torch.zeros(k, dtype=self.dtype, device=self.device)
-        correct = torch.zeros(k, dtype=torch.int64, device=self.device)
         chunk = self._chunk(k)
-        for x, y in zip(images.split(chunk), labels.split(chunk), strict=True):
-            logits = self._net.rest(stacked, self._net.first_shared(stacked, x))
-            losses += _nll(logits, y).sum(1)
-            correct += (logits.argmax(-1) == y).sum(1)
-        return losses / len(labels), correct.to(torch.float64) / len(labels)
+        stages = (self._net.first_shared(stacked, x) for x in images.split(chunk))
+        return self._score(stacked, k, stages, labels.split(chunk))
+
+    @torch.no_grad()
+    def evaluate_averages(
+        self, stacked: Stacked, weights: Tensor, images: Tensor, labels: Tensor
+    ) -> tuple[Tensor, Tensor]:
+        """Mean cross-entropy and accuracy of m weighted averages of the k models.
+
+        Row r of ``weights`` defines the model ``sum_i weights[r, i] * theta_i``; e.g. the
+        plain average of a coalition S has ``1/|S|`` on its members and 0 elsewhere. The
+        averages are evaluated in blocks of rows (sized by :data:`EVAL_CHUNK_BYTES`). For the
+        MLP the first layer is linear, so the averages' pre-activations are the same
+        combinations of the k local models' ``W1_i x + b1_i``, computed once for all images:
+        the images are read once, however many averages there are. For LeNet-5 each block's
+        averaged parameters are evaluated like :meth:`evaluate_each`.
+
+        Parameters
+        ----------
+        stacked
+            The k models.
+        weights
+            (m, k) float weights, each row summing to 1 (to 1e-6).
+        images, labels
+            Images (n, 28, 28) and int64 labels (n,).
+
+        Returns
+        -------
+        losses, accuracies : Tensor
+            Two (m,) tensors on the engine's device; accuracies in float64.
+
+        Raises
+        ------
+        ValueError
+            On bad models or data (as :meth:`evaluate_each`), or weights that are not a finite
+            float (m >= 1, k) array with rows summing to 1.
+        """
+        stacked, k = self._params(stacked, "stacked", stacked=True)
+        images, labels = self._data(images, labels, ())
+        weights = torch.as_tensor(weights)
+        if weights.dim() != 2 or weights.shape[0] < 1 or weights.shape[1] != k or not (
+            weights.dtype.is_floating_point
+        ):
+            raise ValueError(f"weights must be a float tensor of shape (m >= 1, {k}), got "
+                             f"{weights.dtype} {tuple(weights.shape)}")
+        weights = weights.to(device=self.device, dtype=self.dtype)
+        if not torch.isfinite(weights).all() or (weights.sum(1) - 1).abs().max() > 1e-6:
+            raise ValueError("weights must be finite and every row must sum to 1")
+        combine = self._net.combine_first_stage
+        keys = [key for key in stacked if not (combine and key in self._net.first_keys)]
+        per_model = sum(stacked[key][0].numel() for key in keys) * self.dtype.itemsize
+        budget = EVAL_CHUNK_BYTES.get(self.device.type, EVAL_CHUNK_BYTES["cuda"])
+        if combine:
+            shared = torch.cat([self._net.first_shared(stacked, x)
+                                for x in images.split(self._chunk(k))])
+        losses, accuracies = [], []
+        for rows in weights.split(max(1, budget // per_model)):
+            models = {key: torch.tensordot(rows, stacked[key], dims=1) for key in keys}
+            if combine:
+                chunk = self._chunk(len(rows))
+                stages = (torch.matmul(rows, z) for z in shared.split(chunk))
+                loss, accuracy = self._score(models, len(rows), stages, labels.split(chunk))
+            else:
+                loss, accuracy = self.evaluate_each(models, images, labels)
+            losses.append(loss)
+            accuracies.append(accuracy)
+        return torch.cat(losses), torch.cat(accuracies)
 
     # ------------------------------------------------------------------ internals
 
@@ -573,6 +637,20 @@ class BatchedEngine:
                 losses += nll[-(k + 1) :].sum(1)
         losses /= len(labels)
         return p, float(losses[-1]) if loo else float("nan"), losses[:k]
+
+    def _score(self, models: Stacked, k: int, stages: Iterable[Tensor],
+               labels: Sequence[Tensor]) -> tuple[Tensor, Tensor]:
+        """Mean cross-entropy and accuracy (float64) of k models from their first-stage
+        outputs, one chunk of samples at a time (``stages`` and ``labels`` chunk by chunk)."""
+        losses = torch.zeros(k, dtype=self.dtype, device=self.device)
+        correct = torch.zeros(k, dtype=torch.int64, device=self.device)
+        total = 0
+        for z, y in zip(stages, labels, strict=True):
+            logits = self._net.rest(models, z)
+            losses += _nll(logits, y).sum(1)
+            correct += (logits.argmax(-1) == y).sum(1)
+            total += len(y)
+        return losses / total, correct.to(torch.float64) / total
 
     def _chunk(self, models: int) -> int:
         """Validation samples per chunk when evaluating ``models`` models at once."""

@@ -20,7 +20,7 @@ multi-task experiment.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
@@ -115,6 +115,10 @@ class TaskOptions:
         if self.denominator not in ("corrected", "printed"):
             raise ValueError(f"denominator must be 'corrected' or 'printed', got "
                              f"{self.denominator!r}")
+        if not 0 < self.theta < 1:
+            raise ValueError(f"theta must lie in (0, 1), got {self.theta!r}")
+        if not np.isfinite(self.delta):
+            raise ValueError(f"delta must be a finite number, got {self.delta!r}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,7 +221,8 @@ def local_accuracies(engine: BatchedEngine, stacked: Stacked, images: torch.Tens
 
 def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSets, *,
              seed: SeedLike, options: TaskOptions | None = None,
-             initial_params: Params | None = None, local_accuracy: bool = False) -> TaskResult:
+             initial_params: Params | None = None, local_accuracy: bool = False,
+             submit: Callable[[Stacked, Params, int], Stacked] | None = None) -> TaskResult:
     """Run one federated task with the given (selected) workers.
 
     Parameters
@@ -236,6 +241,10 @@ def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSet
         The starting global model; None draws a fresh one from ``seed``.
     local_accuracy : bool, default False
         Also measure each local model's test accuracy every round (k extra evaluations).
+    submit : callable, optional
+        ``submit(local_models, global_params, round)`` returns the models the workers hand in
+        (stacked like the input), e.g. with some rows replaced by attackers' models
+        (:func:`fedlib.fl.attacks.model_submitter`); None: the trained local models.
 
     Returns
     -------
@@ -262,10 +271,12 @@ def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSet
     test_x = preprocess(publisher.test_images, engine.device, engine.dtype)
     test_y = publisher.test_labels.to(engine.device)
     records = []
-    for _ in range(options.rounds):
+    for t in range(options.rounds):
         orders = batch_orders(k, x.shape[1], options.epochs, generator)
         stacked = engine.train_local(params, x, y, orders, lr=options.lr,
                                      batch_size=options.batch_size)
+        if submit is not None:
+            stacked = submit(stacked, params, t)
         probs, loss_all, loss_minus = engine.probs_and_loo_losses(stacked, val_x, val_y)
         P = probs.double().cpu().numpy()
         delta_l = (loss_minus.double().cpu().numpy() - loss_all) if k > 1 else np.zeros(1)

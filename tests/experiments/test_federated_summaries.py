@@ -162,3 +162,13 @@ def test_run_problems(runs):
     assert any("2 tasks, expected 3" in p for p in problems)
     assert any("task 1: ['re']" in p for p in problems)
     assert any("task 0: paid" in p for p in problems)
+
+
+def test_fresh_vs_carried(runs):
+    fresh = runs["fashion", "ours"]
+    carried = {("fashion", "ours"): runs["fashion", "bid_greedy"]}  # any other run will do
+    (row,) = federated.fresh_vs_carried(runs, carried)
+    assert row["run"] == "Our mechanism, Fashion-MNIST"
+    assert row["share dacc 1.0, fresh model"] == round(multitask.table2(fresh), 4)
+    assert row["loss, carried"] == round(multitask.table3(runs["fashion", "bid_greedy"]), 4)
+    assert row["share dacc 1.0, paper"] == 1.0 and row["loss, paper"] == 0.8924

@@ -197,3 +197,10 @@ def test_reproduce_tables_with_the_model_carried_for_chosen_mechanisms(data_root
     assert results.reproduce_command(carried) == ("python -m fedlib reproduce tables --dataset "
                                                   "mnist --carry-model --fast --device cpu "
                                                   "--out results")
+
+
+def test_reproduce_adversarial_saves_a_verifiable_scenario(data_root, tmp_path, capsys):
+    assert main(["reproduce", "adversarial", "--fast", "--device", "cpu", "--jobs", "1",
+                 "--out", str(tmp_path)]) == 0
+    assert "mechanisms ours, rrafl, reputation_greedy" in capsys.readouterr().out
+    assert results.verify_result("adversarial_mnist_fast", n_tasks=1, results_dir=tmp_path).ok

@@ -1,0 +1,440 @@
+"""How sensitive the mechanism's outcomes are to its parameters: a one-at-a-time sweep.
+
+Around the configuration of the stored budget sweep (:mod:`fedlib.experiments.budget_sweep`:
+ours on MNIST, 20 tasks, the first 5 not evaluated, ``B = 60``) each parameter of
+:data:`PARAMETERS` takes a lower and a higher value while every other one keeps its default:
+
+* ``theta``, the weight of passes in the trust input, Eq. (4);
+* ``delta``, the threshold of the leave-one-out check;
+* ``beta1`` and ``beta2``, the constants of the attenuation ``g``, Eqs. (11)-(13);
+* ``initial_reputation``, the reputation ``Re^0`` every worker starts from.
+
+With the unchanged center run that makes 11 runs (stored as
+``results/sensitivity_<dataset>_<mechanism>.json`` by ``python -m fedlib reproduce
+sensitivity``). The budget is the sixth parameter; its runs are not repeated here but read from
+the budget sweep, whose base configuration is this sweep's (:func:`budget_config`), so that its
+run at ``B = 60`` is this sweep's center run.
+
+:func:`outcomes` measures a run (Table 2's share, Table 3's loss, payments per accuracy group,
+total paid against the budget); :func:`sensitivity_rows`, :func:`effects` and :func:`ranking`
+compare the runs; :func:`first_task` shows where each parameter enters the first task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fedlib.experiments import multitask
+from fedlib.experiments.budget_sweep import (
+    SWEEP_ROUND_FIELDS,
+    BudgetSweepConfig,
+    BudgetSweepResult,
+    sweep_flags,
+    sweep_name,
+)
+from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
+
+#: Trust weight theta of Eq. (4), default 0.4. The paper asks for theta in (0, 0.5) so that a
+#: failure weighs more than a pass: 0.2 makes a failure weigh four times a pass, 0.5 (the
+#: edge of the paper's range) weighs them equally.
+THETA_VALUES = (0.2, 0.5)
+#: Leave-one-out threshold delta, default -0.005 (pass iff ``l_{-i} - l >= delta``): -0.02
+#: forgives a worker whose removal lowers the validation loss by up to 0.02; 0 passes only
+#: workers whose removal does not lower it at all.
+DELTA_VALUES = (-0.02, 0.0)
+#: beta1 of Eq. (11), default 1/2: how fast a streak of n tasks lowers g; half and twice.
+BETA1_VALUES = (0.25, 1.0)
+#: beta2 of Eq. (11), default 1/4: the floor of g that long streaks approach; 0.1 lets a long
+#: streak make Re follow the latest re almost fully, 0.5 keeps more of the history.
+BETA2_VALUES = (0.1, 0.5)
+#: Initial reputation Re^0, default 0.5 (not given by the paper): a pessimistic and an
+#: optimistic prior for newcomers, equally far from the default.
+INITIAL_REPUTATION_VALUES = (0.25, 0.75)
+#: The swept parameters and their alternative values, in the order of the runs.
+SWEEP_VALUES: tuple[tuple[str, tuple[float, ...]], ...] = (
+    ("theta", THETA_VALUES), ("delta", DELTA_VALUES), ("beta1", BETA1_VALUES),
+    ("beta2", BETA2_VALUES), ("initial_reputation", INITIAL_REPUTATION_VALUES))
+#: Parameters that live in the task options (:class:`~fedlib.fl.task.TaskOptions`); the others
+#: are fields of :class:`~fedlib.experiments.multitask.MultiTaskConfig`.
+TASK_PARAMETERS = ("theta", "delta")
+#: Every parameter that can be swept.
+PARAMETERS = ("theta", "delta", "beta1", "beta2", "initial_reputation")
+#: Readable names, also of the budget (read from the budget sweep).
+LABELS = {"theta": "θ (trust weight, Eq. 4)", "delta": "δ (leave-one-out threshold)",
+          "beta1": "β₁ (Eq. 11)", "beta2": "β₂ (Eq. 11)",
+          "initial_reputation": "Re⁰ (initial reputation)", "budget": "B (budget per task)"}
+#: The outcomes of :func:`outcomes` that :func:`effects` compares.
+OUTCOMES = ("share", "loss", "paid", "winners")
+
+
+def parameter_value(config: MultiTaskConfig, name: str) -> float:
+    """The value of parameter ``name`` (a key of :data:`PARAMETERS` or ``"budget"``)."""
+    _check_name(name, (*PARAMETERS, "budget"))
+    return float(getattr(config.task if name in TASK_PARAMETERS else config, name))
+
+
+def with_parameter(config: MultiTaskConfig, name: str, value: float) -> MultiTaskConfig:
+    """``config`` with parameter ``name`` set to ``value``, validated by the configuration."""
+    _check_name(name, PARAMETERS)
+    if name in TASK_PARAMETERS:
+        return replace(config, task=replace(config.task, **{name: value}))
+    return replace(config, **{name: value})
+
+
+def _check_name(name: str, known: Sequence[str]) -> None:
+    if name not in known:
+        raise ValueError(f"unknown parameter {name!r}; known: {', '.join(known)}")
+
+
+def _default_base() -> MultiTaskConfig:
+    return BudgetSweepConfig().base
+
+
+@dataclass(frozen=True)
+class SensitivityConfig:
+    """The multi-task experiment ``base`` once as it is and once per alternative value.
+
+    Attributes
+    ----------
+    values : tuple of (name, values), or a mapping name -> values
+        Alternative values of each swept parameter (names from :data:`PARAMETERS`; values
+        distinct, different from the base's value; stored sorted).
+    base : MultiTaskConfig
+        The center run; default the budget sweep's base (ours on MNIST, 20 tasks, B = 60).
+
+    Raises
+    ------
+    ValueError
+        For an unknown parameter, no values, a repeated value or the base's own value, or a
+        value the configuration rejects (e.g. ``theta = 1``, ``beta2 = 2``).
+    """
+
+    values: tuple[tuple[str, tuple[float, ...]], ...] = SWEEP_VALUES
+    base: MultiTaskConfig = field(default_factory=_default_base)
+
+    def __post_init__(self) -> None:
+        pairs = self.values.items() if isinstance(self.values, Mapping) else self.values
+        normalised = []
+        for name, values in pairs:
+            _check_name(name, PARAMETERS)
+            numbers = sorted(float(v) for v in values)
+            center = parameter_value(self.base, name)
+            if not numbers or len(set(numbers)) < len(numbers) or center in numbers:
+                raise ValueError(f"values of {name} must be distinct, at least one, and "
+                                 f"differ from the base's {center:g}; got {values!r}")
+            normalised.append((name, tuple(numbers)))
+        if not normalised:
+            raise ValueError("values must name at least one parameter")
+        object.__setattr__(self, "values", tuple(normalised))
+        self.run_configs()  # every value must make a valid configuration
+
+    @property
+    def device(self) -> str:
+        return self.base.device
+
+    @property
+    def points(self) -> list[tuple[str | None, float | None]]:
+        """``(parameter, value)`` of every run: ``(None, None)`` for the center run first."""
+        return [(None, None), *((name, v) for name, values in self.values for v in values)]
+
+    def run_configs(self) -> list[MultiTaskConfig]:
+        """One multi-task configuration per run, in the order of :attr:`points`."""
+        return [self.base if name is None else with_parameter(self.base, name, value)
+                for name, value in self.points]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready configuration, tagged ``"experiment": "sensitivity"``; the seed and the
+        device at the top level (as :class:`~fedlib.experiments.budget_sweep.BudgetSweepConfig`
+        does)."""
+        base = {k: v for k, v in self.base.to_dict().items()
+                if k not in ("experiment", "device", "seed")}
+        return {"experiment": "sensitivity",
+                "values": {name: list(values) for name, values in self.values},
+                "seed": self.base.seed, "device": self.base.device, "base": base}
+
+    @classmethod
+    def from_dict(cls, state: Mapping[str, Any]) -> SensitivityConfig:
+        """Rebuild a configuration from :meth:`to_dict` output."""
+        base = MultiTaskConfig.from_dict({**state["base"], "seed": state["seed"],
+                                          "device": state["device"]})
+        return cls(tuple((name, tuple(values)) for name, values in state["values"].items()),
+                   base)
+
+
+def budget_config(config: SensitivityConfig) -> BudgetSweepConfig:
+    """The budget sweep around the same base: the budget dimension of ``config``."""
+    return BudgetSweepConfig(base=config.base)
+
+
+def fast_config(config: SensitivityConfig) -> SensitivityConfig:
+    """Every run at :func:`fedlib.experiments.multitask.fast_config` size."""
+    return replace(config, base=multitask.fast_config(config.base))
+
+
+def result_name(config: SensitivityConfig) -> str:
+    """``sensitivity_<dataset>_<mechanism>``, with ``_s<seed>`` and ``_fast`` where they
+    apply."""
+    return sweep_name("sensitivity", config, fast_config)
+
+
+def command_flags(config: SensitivityConfig) -> list[str] | None:
+    """Flags of ``python -m fedlib reproduce sensitivity`` that regenerate ``config``, or
+    None."""
+    return sweep_flags(config, lambda base: SensitivityConfig(base=base), fast_config)
+
+
+@dataclass(frozen=True, eq=False)
+class SensitivityResult:
+    """A sensitivity sweep: one :class:`~fedlib.experiments.multitask.MultiTaskResult` per
+    run, in the order of :attr:`SensitivityConfig.points` (center first); the records keep
+    the rounds' ``test_loss`` and ``test_acc`` only."""
+
+    config: SensitivityConfig
+    runs: tuple[MultiTaskResult, ...]
+    wall_time_s: float  # compute time of all runs together
+
+    @property
+    def center(self) -> MultiTaskResult:
+        return self.runs[0]
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """Stored form, task-major (:func:`~fedlib.experiments.multitask.task_major`)."""
+        return multitask.task_major(self.runs)
+
+    @classmethod
+    def from_stored(cls, config: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
+                    wall_time_s: float) -> SensitivityResult:
+        """Rebuild a result from stored JSON."""
+        sweep = SensitivityConfig.from_dict(config)
+        return cls(sweep, multitask.split_task_major(sweep.run_configs(), records, wall_time_s),
+                   wall_time_s)
+
+    def runs_of(self, name: str) -> list[tuple[float, MultiTaskResult]]:
+        """``(value, run)`` of parameter ``name``, the center run included, by value."""
+        _check_name(name, [n for n, _ in self.config.values])
+        chosen = [(parameter_value(run.config, name), run)
+                  for (parameter, _), run in zip(self.config.points, self.runs, strict=True)
+                  if parameter in (None, name)]
+        return sorted(chosen, key=lambda pair: pair[0])
+
+
+def run_sensitivity(config: SensitivityConfig | None = None, *, jobs: int = 1,
+                    checkpoint_dir: str | Path | None = None) -> SensitivityResult:
+    """Run the center configuration and every alternative value.
+
+    Parameters
+    ----------
+    config : SensitivityConfig, optional
+        Default: :data:`SWEEP_VALUES` around ours on MNIST, 20 tasks.
+    jobs : int, default 1
+        Runs in parallel processes (:func:`~fedlib.experiments.multitask.run_many`).
+    checkpoint_dir : path, optional
+        Each run checkpoints after every task into this folder (and resumes from it); a
+        finished run deletes its checkpoint.
+
+    Returns
+    -------
+    SensitivityResult
+    """
+    config = config or SensitivityConfig()
+    name = result_name(config)
+    checkpoints = (None if checkpoint_dir is None else
+                   [Path(checkpoint_dir) / (f"{name}_center.pt" if p is None else
+                                            f"{name}_{p}{v:g}.pt")
+                    for p, v in config.points])
+    runs = tuple(multitask.run_many(config.run_configs(), jobs=jobs, checkpoints=checkpoints,
+                                    round_fields=SWEEP_ROUND_FIELDS))
+    return SensitivityResult(config, runs, sum(run.wall_time_s for run in runs))
+
+
+def recompute(config: Mapping[str, Any], n_tasks: int) -> list[dict[str, Any]]:
+    """The first ``n_tasks`` stored records of a sweep (every run), recomputed on the CPU."""
+    sweep = SensitivityConfig.from_dict(config)
+    short = replace(sweep, base=replace(sweep.base, n_tasks=n_tasks, device="cpu"))
+    return run_sensitivity(short).records
+
+
+# ---------------------------------------------------------------------- comparing runs
+
+
+def outcomes(run: MultiTaskResult) -> dict[str, Any]:
+    """What a run achieved, over its evaluated tasks.
+
+    Returns
+    -------
+    dict
+        ``share``: Table 2's share of dacc 1.0 workers among the selected; ``loss``: Table 3's
+        mean final test loss; ``winners``: mean winners per task; ``group_paid``: for each
+        data accuracy, the mean total paid to the group per task; ``paid``: the mean total paid
+        per task (the sum of ``group_paid``); ``budget``; ``used``: ``paid / budget``;
+        ``max_paid``: the largest total paid in any task of the run (evaluated or not).
+    """
+    config, evaluated = run.config, run.evaluated
+    group_paid = {float(d): 0.0 for d, _ in config.groups}
+    for record in evaluated:
+        for worker, paid in zip(record["winners"], record["payments"], strict=True):
+            group_paid[float(config.daccs[worker])] += paid / len(evaluated)
+    paid = sum(group_paid.values())
+    return {
+        "share": multitask.table2(run),
+        "loss": multitask.table3(run),
+        "winners": float(np.mean([len(r["winners"]) for r in evaluated])),
+        "group_paid": group_paid,
+        "paid": paid,
+        "budget": config.budget,
+        "used": paid / config.budget,
+        "max_paid": max(sum(r["payments"]) for r in run.records),
+    }
+
+
+def sensitivity_rows(result: SensitivityResult,
+                     budgets: BudgetSweepResult | None = None) -> list[dict[str, Any]]:
+    """One row per (parameter, value), the center run counted once per parameter.
+
+    Each row holds ``parameter``, ``value``, ``default`` (True for the center run's value)
+    and the :func:`outcomes`; parameters in the order of the sweep, values increasing, then
+    the budget's rows from ``budgets`` (a budget sweep around the same base, e.g.
+    :func:`budget_config` of the sweep's configuration).
+
+    Raises
+    ------
+    ValueError
+        If ``budgets`` varies the budget of another base configuration.
+    """
+    rows = [{"parameter": name, "value": value,
+             "default": value == parameter_value(result.config.base, name), **outcomes(run)}
+            for name, _ in result.config.values for value, run in result.runs_of(name)]
+    if budgets is not None:
+        if budgets.config.base != budget_config(result.config).base:
+            raise ValueError("budgets must be a budget sweep around the same base "
+                             "configuration (e.g. sensitivity.budget_config of the sweep's)")
+        rows += [{"parameter": "budget", "value": budget,
+                  "default": budget == result.config.base.budget, **outcomes(run)}
+                 for budget, run in zip(budgets.config.budgets, budgets.runs, strict=True)]
+    return rows
+
+
+def rows_of(rows: Sequence[Mapping[str, Any]], name: str) -> list[Mapping[str, Any]]:
+    """The rows of parameter ``name``, by value.
+
+    Raises
+    ------
+    ValueError
+        If no row belongs to ``name``.
+    """
+    chosen = sorted((r for r in rows if r["parameter"] == name), key=lambda r: r["value"])
+    if not chosen:
+        raise ValueError(f"no rows for parameter {name!r}")
+    return chosen
+
+
+def effects(rows: Sequence[Mapping[str, Any]], outcome: str = "share") -> dict[str, float]:
+    """For each parameter, how far ``outcome`` moves over its values: max minus min of the
+    outcome over its rows (NaN values, e.g. the loss of a run without winners, left out;
+    NaN if all are)."""
+    if outcome not in OUTCOMES:
+        raise ValueError(f"outcome must be one of {OUTCOMES}, got {outcome!r}")
+    out: dict[str, float] = {}
+    for row in rows:
+        out.setdefault(row["parameter"], [])
+        if np.isfinite(row[outcome]):
+            out[row["parameter"]].append(row[outcome])
+    return {name: float(np.ptp(values)) if values else float("nan")
+            for name, values in out.items()}
+
+
+def ranking(rows: Sequence[Mapping[str, Any]], outcome: str = "share") -> list[tuple[str, float]]:
+    """The parameters by their effect on ``outcome`` (:func:`effects`), largest first (ties
+    in the sweep's order, NaN last)."""
+    moved = effects(rows, outcome)
+    return sorted(moved.items(), key=lambda item: -item[1] if np.isfinite(item[1]) else np.inf)
+
+
+def split_by_effect(rows: Sequence[Mapping[str, Any]], outcome: str,
+                    threshold: float) -> tuple[list[str], list[str]]:
+    """The parameters that move ``outcome`` by at least ``threshold`` and those that move it
+    by less (each largest first)."""
+    ranked = ranking(rows, outcome)
+    return ([n for n, e in ranked if e >= threshold], [n for n, e in ranked if not e >= threshold])
+
+
+def first_task(result: SensitivityResult) -> dict[str, dict[str, bool]]:
+    """Where each parameter enters the first task: for every run but the center, whether its
+    first task's ``winners``, ``training`` (the global model's test losses), ``re`` (winners'
+    internal reputations), ``payments`` and ``Re`` (everyone's reputation after the task)
+    differ from the center run's.
+
+    Every run starts from the same ``Re^0`` for all workers, so Algorithm 1 ranks by bid alone
+    and the first winners cannot depend on any swept parameter; ``beta1``, ``beta2`` and
+    ``Re^0`` act only after the training, and only ``delta`` changes the aggregation.
+
+    Returns
+    -------
+    dict
+        ``"<parameter>=<value>"`` -> quantity -> True when it differs.
+    """
+    center = result.center.records[0]
+    out = {}
+    for (name, value), run in zip(result.config.points[1:], result.runs[1:], strict=True):
+        record = run.records[0]
+        out[f"{name}={value:g}"] = {
+            "winners": record["winners"] != center["winners"],
+            "training": record["rounds"]["test_loss"] != center["rounds"]["test_loss"],
+            "re": record["re"] != center["re"],
+            "payments": record["payments"] != center["payments"],
+            "Re": record["Re"] != center["Re"],
+        }
+    return out
+
+
+def first_task_claims(result: SensitivityResult) -> dict[str, bool]:
+    """What the equations say about the first task, checked on the runs' records.
+
+    Every claim concerns only the parameters the sweep varies (a claim about a parameter the
+    sweep leaves alone holds trivially):
+
+    * ``"winners"``: every run selects the same first winners (everyone starts at ``Re^0``,
+      so Algorithm 1 compares bids alone: ``b_k / Re^0 <= B / (k Re^0)``);
+    * ``"training"``: every run but ``delta``'s trains the same models (only the quality check
+      shapes the aggregation; ``theta`` enters after the training, the others later still);
+    * ``"re"``: the ``beta1``, ``beta2`` and ``Re^0`` runs reveal the center's ``re``;
+    * ``"theta"``: every winner's ``re`` is non-decreasing in ``theta`` (Eq. (4)'s input
+      grows with ``theta`` for a worker with passes and failures, and trust with it);
+    * ``"beta1"`` / ``"beta2"``: a winner's reputation moves away from ``Re^0`` by
+      ``alpha |re - Re^0|`` (Eq. (13)), and ``alpha`` (Eq. (12)) falls with ``g(1)``, which
+      falls with ``beta1`` and grows with ``beta2``: the move is non-decreasing in ``beta1``
+      and non-increasing in ``beta2``.
+    """
+    swept = [name for name, _ in result.config.values]
+    diff = first_task(result)
+
+    def same(quantity: str, names: Sequence[str]) -> bool:
+        return not any(changed[quantity] for key, changed in diff.items()
+                       if key.split("=")[0] in names)
+
+    def monotone(name: str, field_name: str, sign: int) -> bool:
+        if name not in swept:
+            return True
+        series = []
+        for _, run in result.runs_of(name):
+            first = run.records[0]
+            values = np.asarray(first[field_name], dtype=float)
+            if field_name == "Re":  # the winners' move away from Re^0
+                values = np.abs(values[first["winners"]] - run.config.initial_reputation)
+            series.append(values)
+        return bool(np.all(sign * np.diff(np.array(series), axis=0) >= -1e-12))
+
+    return {
+        "winners": same("winners", PARAMETERS),
+        "training": same("training", [p for p in PARAMETERS if p != "delta"]),
+        "re": same("re", ("beta1", "beta2", "initial_reputation")),
+        "theta": monotone("theta", "re", +1),
+        "beta1": monotone("beta1", "Re", +1),
+        "beta2": monotone("beta2", "Re", -1),
+    }

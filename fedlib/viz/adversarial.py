@@ -1,0 +1,199 @@
+"""Figures of the adversarial-workers chapter: who wins over time, who is paid, how good the
+global model is, and one task with one attacker.
+
+Pure functions of :class:`~fedlib.experiments.multitask.MultiTaskResult` runs (keyed by
+mechanism) and :class:`~fedlib.experiments.adversarial.SingleTaskOutcome` objects, returning
+:class:`matplotlib.figure.Figure` objects.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from fedlib.experiments.adversarial import (
+    Claim,
+    SingleTaskOutcome,
+    group_label,
+    group_summary,
+    selection_shares,
+)
+from fedlib.experiments.federated import final_model
+from fedlib.experiments.multitask import MultiTaskResult
+from fedlib.mechanism import MECHANISMS
+from fedlib.viz.mechanisms import STYLES
+
+FONT = 12
+#: Colours of the behaviour groups (honest groups: shades of green to red by data accuracy).
+BEHAVIOUR_COLORS = {"free_rider": "#6a3d9a", "noise": "#b15928", "label_flip": "#e7298a",
+                    "quality_drop": "#ff7f00", "dacc 1.0": "#1a9850", "dacc 0.7": "#4575b4",
+                    "dacc 0.4": "#f46d43", "dacc 0.1": "#a50026"}
+
+
+def _label(mechanism: str) -> str:
+    return MECHANISMS[mechanism].label if mechanism in MECHANISMS else mechanism
+
+
+def _drop_task(run: MultiTaskResult) -> int | None:
+    later = [a.from_task for a in run.config.attacks if a.from_task > 0]
+    return min(later) if later else None
+
+
+def selection_figure(runs: Mapping[str, MultiTaskResult]) -> Figure:
+    """Share of each behaviour group's workers that won each task: one heat map per mechanism
+    (rows: groups; columns: tasks). A dotted line marks the first task of a late attack (the
+    quality drop), shading the tasks left out of the statistics."""
+    fig = Figure(figsize=(12, 2.2 + 2.6 * len(runs)), layout="constrained")
+    axes = fig.subplots(len(runs), 1, squeeze=False, sharex=True)[:, 0]
+    image = None
+    for ax, (mechanism, run) in zip(axes, runs.items(), strict=True):
+        shares = selection_shares(run)
+        grid = np.array(list(shares.values()))
+        image = ax.imshow(grid, aspect="auto", cmap="Greys", vmin=0, vmax=1,
+                          interpolation="nearest")
+        ax.set_yticks(range(len(shares)), [group_label(g) for g in shares], fontsize=FONT - 1)
+        ax.set_title(_label(mechanism), fontsize=FONT + 1)
+        if run.config.eval_from:
+            ax.axvline(run.config.eval_from - 0.5, color="tab:blue", lw=1.5)
+        drop = _drop_task(run)
+        if drop is not None:
+            ax.axvline(drop - 0.5, color=BEHAVIOUR_COLORS["quality_drop"], lw=2, ls=":")
+    axes[-1].set_xlabel("task (blue line: statistics start; dotted: the quality drop)",
+                        fontsize=FONT)
+    axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
+    fig.colorbar(image, ax=list(axes), label="share of the group's workers selected",
+                 shrink=0.8)
+    fig.suptitle("Who wins the auction, task by task", fontsize=FONT + 2)
+    return fig
+
+
+def _grouped_bars(runs: Mapping[str, MultiTaskResult], key: str, ylabel: str,
+                  title: str) -> Figure:
+    summaries = {m: group_summary(run) for m, run in runs.items()}
+    groups = list(next(iter(summaries.values())))
+    fig = Figure(figsize=(12, 4.4), layout="constrained")
+    ax = fig.subplots()
+    width = 0.8 / len(runs)
+    x = np.arange(len(groups))
+    for i, (mechanism, summary) in enumerate(summaries.items()):
+        values = np.nan_to_num([summary[g][key] for g in groups])
+        ax.bar(x + (i - (len(runs) - 1) / 2) * width, values, width,
+               color=STYLES.get(mechanism, ("#17becf",))[0], label=_label(mechanism))
+    ax.set_xticks(x, [group_label(g) for g in groups], rotation=20, ha="right",
+                  fontsize=FONT - 1)
+    ax.set_ylabel(ylabel, fontsize=FONT)
+    ax.set_title(title, fontsize=FONT + 1)
+    ax.legend(fontsize=FONT - 1)
+    ax.grid(axis="y", alpha=0.3)
+    return fig
+
+
+def payments_figure(runs: Mapping[str, MultiTaskResult]) -> Figure:
+    """Mean payment per task and worker of each behaviour group (0 when losing), per
+    mechanism, over the evaluated tasks."""
+    return _grouped_bars(runs, "payment_per_task", "payment per task and worker",
+                         "What each behaviour earns (evaluated tasks)")
+
+
+def pass_rate_figure(runs: Mapping[str, MultiTaskResult]) -> Figure:
+    """Share of the rounds played in which each behaviour group passed the leave-one-out
+    check, per mechanism (a group that never won has no bar)."""
+    return _grouped_bars(runs, "pass_rate", "share of rounds passed",
+                         "The leave-one-out check, per behaviour (evaluated tasks)")
+
+
+def accuracy_figure(runs: Mapping[str, MultiTaskResult],
+                    honest: Mapping[str, MultiTaskResult] | None = None) -> Figure:
+    """Test accuracy and loss of each task's final global model, per mechanism; with
+    ``honest`` (the same mechanisms without attackers), their first tasks dashed."""
+    fig = Figure(figsize=(12, 4.4), layout="constrained")
+    axes = fig.subplots(1, 2)
+    for mechanism, run in runs.items():
+        color, marker, _, width = STYLES.get(mechanism, ("#17becf", ".", "-", 1.5))
+        tasks = np.arange(len(run.records))
+        for ax, key in zip(axes, ("acc", "loss"), strict=True):
+            ax.plot(tasks, final_model(run)[key], color=color, marker=marker, ms=4, lw=width,
+                    label=f"{_label(mechanism)}, with attackers")
+            if honest is not None and mechanism in honest:
+                base = final_model(honest[mechanism])[key][: tasks.size]
+                ax.plot(np.arange(base.size), base, color=color, ls="--", lw=1.2,
+                        label=f"{_label(mechanism)}, honest run")
+    for ax, name in zip(axes, ("test accuracy", "test loss"), strict=True):
+        ax.set_xlabel("task", fontsize=FONT)
+        ax.set_ylabel(f"final global model: {name}", fontsize=FONT)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=FONT - 3)
+    fig.suptitle("The global model", fontsize=FONT + 2)
+    return fig
+
+
+def single_task_figure(outcome: SingleTaskOutcome) -> Figure:
+    """One task with one attacker (worker 0): contributions and weights per worker, hatched
+    where the worker failed a leave-one-out check, and the global model's accuracy per round
+    with and without the attacker."""
+    fig = Figure(figsize=(13, 4), layout="constrained")
+    axes = fig.subplots(1, 3, width_ratios=[1.2, 1.2, 1])
+    workers = np.arange(outcome.contribution.size)
+    colors = [BEHAVIOUR_COLORS.get(outcome.attack.kind, "k")] + [
+        BEHAVIOUR_COLORS["dacc 1.0"]] * (workers.size - 1)
+    for ax, values, name in ((axes[0], outcome.contribution, "task contribution"),
+                             (axes[1], outcome.omega, "mean aggregation weight omega")):
+        bars = ax.bar(workers, values, color=colors)
+        for bar, ok in zip(bars, outcome.n_pass, strict=True):
+            if ok < outcome.rounds:
+                bar.set_hatch("//")
+                bar.set_edgecolor("k")
+        ax.set_xticks(workers, ["attacker"] + [str(w) for w in workers[1:]], fontsize=FONT - 2)
+        ax.set_ylabel(name, fontsize=FONT)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_title(f"hatched: failed {outcome.rounds - outcome.n_pass[0]} of "
+                      f"{outcome.rounds} checks (attacker)", fontsize=FONT - 1)
+    rounds = np.arange(1, outcome.rounds + 1)
+    axes[2].plot(rounds, outcome.acc_with, "o-", color=colors[0], label="with the attacker")
+    axes[2].plot(rounds, outcome.acc_without, "s--", color=colors[1], label="without it")
+    axes[2].set_xlabel("global round", fontsize=FONT)
+    axes[2].set_ylabel("test accuracy", fontsize=FONT)
+    axes[2].xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[2].legend(fontsize=FONT - 1)
+    axes[2].grid(alpha=0.3)
+    attack = outcome.attack
+    fig.suptitle(f"One task, attacker: {group_label(attack.kind)}, strength "
+                 f"{attack.strength:g}", fontsize=FONT + 1)
+    return fig
+
+
+#: The columns of :func:`summary_html` and their headers.
+SUMMARY_COLUMNS = {"win_share": "won", "pass_rate": "passed", "contribution": "contrib.",
+                   "payment_per_task": "paid / task", "reputation": "final Re"}
+
+
+def summary_html(runs: Mapping[str, MultiTaskResult]) -> str:
+    """An HTML table: per behaviour group (rows) and mechanism, the share of (worker, task)
+    pairs won, the share of rounds passed, the mean contribution when winning, the payment
+    per task and worker, and the final mean reputation (evaluated tasks; a dash where the
+    group never won)."""
+    summaries = {m: group_summary(run) for m, run in runs.items()}
+    head = "".join(f'<th colspan="{len(SUMMARY_COLUMNS)}">{html.escape(_label(m))}</th>'
+                   for m in summaries)
+    sub = "".join(f"<th>{name}</th>" for _ in summaries for name in SUMMARY_COLUMNS.values())
+    rows = []
+    for group in next(iter(summaries.values())):
+        cells = "".join(
+            f"<td>{value:.3f}</td>" if np.isfinite(value) else "<td>-</td>"
+            for summary in summaries.values() for value in
+            (summary[group][key] for key in SUMMARY_COLUMNS))
+        rows.append(f"<tr><th>{html.escape(group_label(group))}</th>{cells}</tr>")
+    return (f"<table><tr><th></th>{head}</tr><tr><th>group</th>{sub}</tr>"
+            + "".join(rows) + "</table>")
+
+
+def claims_html(claims: Sequence[Claim]) -> str:
+    """An HTML table of claims: statement, verdict, numbers."""
+    rows = "".join(f"<tr><td>{html.escape(c.text)}</td><td>{'holds' if c.holds else 'FAILS'}"
+                   f"</td><td>{html.escape(c.detail)}</td></tr>" for c in claims)
+    return f"<table><tr><th>claim</th><th>verdict</th><th>numbers</th></tr>{rows}</table>"

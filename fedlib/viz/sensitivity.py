@@ -1,0 +1,138 @@
+"""Figures and a table of the sensitivity sweep (:mod:`fedlib.experiments.sensitivity`).
+
+Pure functions of the rows of :func:`~fedlib.experiments.sensitivity.sensitivity_rows` (one
+row per parameter and value, the center run counted once per parameter) returning
+:class:`matplotlib.figure.Figure` objects or HTML strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from fedlib.experiments.sensitivity import LABELS, ranking, rows_of
+from fedlib.viz.federated import FONT, GROUP_COLORS, _fmt, _table
+
+#: What each outcome is called on an axis.
+OUTCOME_LABELS = {"share": "share of dacc 1.0 among winners\n(Table 2)",
+                  "loss": "mean final test loss\n(Table 3)",
+                  "paid": "total paid per task / budget",
+                  "winners": "winners per task"}
+#: Colours of values below and above the default.
+LOWER, HIGHER, DEFAULT = "#4575b4", "#d73027", "black"
+
+
+def _value(row: Mapping[str, Any], outcome: str) -> float:
+    """An outcome of a row; payments relative to the run's budget."""
+    return row["used"] if outcome == "paid" else row[outcome]
+
+
+def _default(rows: Sequence[Mapping[str, Any]]) -> float:
+    return next(r["value"] for r in rows if r["default"])
+
+
+def values_label(rows: Sequence[Mapping[str, Any]], name: str) -> str:
+    """``"θ (trust weight, Eq. 4): 0.2 / [0.4] / 0.5"``, the default in brackets."""
+    texts = [f"[{r['value']:g}]" if r["default"] else f"{r['value']:g}"
+             for r in rows_of(rows, name)]
+    return f"{LABELS.get(name, name)}:\n" + " / ".join(texts)
+
+
+def tornado_figure(rows: Sequence[Mapping[str, Any]],
+                   outcomes: Sequence[str] = ("share", "loss", "paid"),
+                   title: str | None = None) -> Figure:
+    """One panel per outcome, one line per parameter: the outcome at each of the parameter's
+    values (blue below the default, red above, a black bar at the default), parameters sorted
+    by how far they move the first outcome, largest on top."""
+    order = [name for name, _ in ranking(rows, outcomes[0])]
+    fig = Figure(figsize=(4.0 * len(outcomes) + 2.5, 0.75 * len(order) + 2.2),
+                 layout="constrained")
+    axes = fig.subplots(1, len(outcomes), sharey=True, squeeze=False)[0]
+    for ax, outcome in zip(axes, outcomes, strict=True):
+        for y, name in enumerate(reversed(order)):
+            chosen = rows_of(rows, name)
+            center = _default(chosen)
+            xs = [_value(r, outcome) for r in chosen]
+            ax.plot([np.nanmin(xs), np.nanmax(xs)], [y, y], color="0.75", lw=6,
+                    solid_capstyle="butt", zorder=1)
+            for row, x in zip(chosen, xs, strict=True):
+                if row["default"]:
+                    ax.plot(x, y, marker="|", ms=22, mew=3, color=DEFAULT, zorder=3)
+                else:
+                    color = LOWER if row["value"] < center else HIGHER
+                    ax.plot(x, y, marker="o", ms=9, color=color, mec="white", zorder=2)
+        ax.set_xlabel(OUTCOME_LABELS.get(outcome, outcome), fontsize=FONT)
+        ax.grid(axis="x", alpha=0.3)
+        ax.tick_params(labelsize=FONT - 1)
+    axes[0].set_yticks(range(len(order)), [values_label(rows, n) for n in reversed(order)],
+                       fontsize=FONT - 2)
+    axes[0].set_ylim(-0.6, len(order) - 0.4)
+    handles = [axes[0].plot([], [], marker=m, ls="", color=c, ms=s, mew=w)[0]
+               for m, c, s, w in (("o", LOWER, 9, 1), ("|", DEFAULT, 14, 3),
+                                  ("o", HIGHER, 9, 1))]
+    fig.legend(handles, ["value below the default", "default (the center run)",
+                         "value above the default"], loc="outside lower center", ncol=3,
+               fontsize=FONT - 1)
+    if title:
+        fig.suptitle(title, fontsize=FONT + 1)
+    return fig
+
+
+def parameter_figure(rows: Sequence[Mapping[str, Any]], name: str) -> Figure:
+    """The runs of one parameter: Table 2's share, Table 3's loss and the mean payment per
+    task to each accuracy group (stacked, with the budget as a dashed line) at each value."""
+    chosen = rows_of(rows, name)
+    x = np.arange(len(chosen))
+    ticks = [f"{r['value']:g}" + ("\n(default)" if r["default"] else "") for r in chosen]
+    fig = Figure(figsize=(13, 3.8), layout="constrained")
+    share, loss, paid = fig.subplots(1, 3)
+    for ax, outcome in ((share, "share"), (loss, "loss")):
+        ax.plot(x, [r[outcome] for r in chosen], color="#d62728", marker="o", lw=2, ms=8)
+        ax.set_ylabel(OUTCOME_LABELS[outcome], fontsize=FONT)
+    share.set_ylim(-0.03, 1.05)
+    bottom = np.zeros(len(chosen))
+    for dacc in sorted(chosen[0]["group_paid"], reverse=True):
+        heights = np.array([r["group_paid"][dacc] for r in chosen])
+        paid.bar(x, heights, bottom=bottom, width=0.6, color=GROUP_COLORS.get(dacc, "0.5"),
+                 label=f"dacc {dacc:.1f}")
+        bottom += heights
+    paid.plot(x, [r["budget"] for r in chosen], color="black", ls="--", marker="_", ms=30,
+              lw=0, mew=2, label="budget B")
+    paid.set_ylabel("mean paid per task\nto each accuracy group", fontsize=FONT)
+    paid.legend(fontsize=FONT - 2, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    for ax in (share, loss, paid):
+        ax.set_xticks(x, ticks, fontsize=FONT - 1)
+        ax.set_xlim(-0.6, len(chosen) - 0.4)
+        ax.grid(axis="y", alpha=0.3)
+        ax.tick_params(axis="y", labelsize=FONT - 1)
+    fig.supxlabel(LABELS.get(name, name), fontsize=FONT)
+    fig.suptitle(f"Varying {LABELS.get(name, name)}, everything else at its default",
+                 fontsize=FONT + 1)
+    return fig
+
+
+def rows_html(rows: Sequence[Mapping[str, Any]], digits: int = 3) -> str:
+    """Every row as an HTML table: the parameter's value (bold at the default), share,
+    loss, winners per task, mean paid per task to each accuracy group and in total."""
+    daccs = sorted(rows[0]["group_paid"], reverse=True)
+    head = ["parameter", "value", "share dacc 1.0", "loss", "winners / task",
+            *(f"paid to dacc {d:.1f}" for d in daccs), "paid / budget"]
+    body = [[LABELS.get(r["parameter"], r["parameter"]),
+             f"<b>{r['value']:g}</b>" if r["default"] else f"{r['value']:g}",
+             _fmt(r["share"], digits), _fmt(r["loss"], digits), _fmt(r["winners"], 1),
+             *(_fmt(r["group_paid"][d], 2) for d in daccs), _fmt(r["used"], digits)]
+            for r in rows]
+    return _table(head, body)
+
+
+def first_task_html(diff: Mapping[str, Mapping[str, bool]]) -> str:
+    """:func:`~fedlib.experiments.sensitivity.first_task` as a table: one row per run, one
+    column per quantity of the first task, "changed" where it differs from the center run."""
+    quantities = list(next(iter(diff.values())))
+    head = ["run", *(f"first task's {q}" for q in quantities)]
+    body = [[key, *("<b>changed</b>" if changed[q] else "same" for q in quantities)]
+            for key, changed in diff.items()]
+    return _table(head, body, align="center")

@@ -39,6 +39,14 @@ def _ranks(x: np.ndarray) -> np.ndarray:
     return ranks
 
 
+def _paired(x: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Two equally long 1-D float arrays of at least 2 values, or a ValueError."""
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if a.shape != b.shape or a.ndim != 1 or a.size < 2:
+        raise ValueError("x and y must be 1-D sequences of the same length, at least 2")
+    return a, b
+
+
 def rank_correlation(x: ArrayLike, y: ArrayLike) -> float:
     """Spearman's rank correlation of two equally long sequences (average ranks for ties).
 
@@ -49,12 +57,27 @@ def rank_correlation(x: ArrayLike, y: ArrayLike) -> float:
     >>> rank_correlation([1, 2, 3], [10, 30, 20])
     0.5
     """
-    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if a.shape != b.shape or a.ndim != 1 or a.size < 2:
-        raise ValueError("x and y must be 1-D sequences of the same length, at least 2")
+    a, b = _paired(x, y)
     ra, rb = _ranks(a) - (a.size + 1) / 2, _ranks(b) - (b.size + 1) / 2
     denom = np.sqrt((ra**2).sum() * (rb**2).sum())
     return float((ra * rb).sum() / denom) if denom > 0 else float("nan")
+
+
+def kendall_tau(x: ArrayLike, y: ArrayLike) -> float:
+    """Kendall's tau-b rank correlation of two equally long sequences (ties allowed).
+
+    Returns NaN when either sequence is constant.
+
+    Examples
+    --------
+    >>> kendall_tau([1, 2, 3], [10, 30, 20])
+    0.3333333333333333
+    """
+    a, b = _paired(x, y)
+    i, j = np.triu_indices(a.size, 1)
+    da, db = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
+    denom = np.sqrt(np.count_nonzero(da) * np.count_nonzero(db))
+    return float((da * db).sum() / denom) if denom > 0 else float("nan")
 
 
 def stand_out(values: ArrayLike, worker: int = 0) -> float:

@@ -42,7 +42,7 @@ from fedlib.experiments.contribution import (
     _setup,
 )
 from fedlib.experiments.contribution import fast_config as contribution_fast_config
-from fedlib.experiments.contribution_checks import rank_correlation
+from fedlib.experiments.contribution_checks import kendall_tau, rank_correlation
 from fedlib.fl.engine import BatchedEngine, Params, Stacked
 from fedlib.fl.models import preprocess
 from fedlib.fl.task import run_task, seed_sequence, torch_threads
@@ -99,25 +99,6 @@ def fast_config(config: ShapleyConfig) -> ShapleyConfig:
     """A smoke-sized version: the contribution run's fast sizes (one seed, 2 rounds, 200
     samples, 500-sample sets), all of ``config``'s workers."""
     return replace(config, contribution=contribution_fast_config(config.contribution))
-
-
-def kendall_tau(x: ArrayLike, y: ArrayLike) -> float:
-    """Kendall's tau-b rank correlation of two equally long sequences (ties allowed).
-
-    Returns NaN when either sequence is constant.
-
-    Examples
-    --------
-    >>> kendall_tau([1, 2, 3], [10, 30, 20])
-    0.3333333333333333
-    """
-    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if a.shape != b.shape or a.ndim != 1 or a.size < 2:
-        raise ValueError("x and y must be 1-D sequences of the same length, at least 2")
-    i, j = np.triu_indices(a.size, 1)
-    da, db = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
-    denom = np.sqrt(np.count_nonzero(da) * np.count_nonzero(db))
-    return float((da * db).sum() / denom) if denom > 0 else float("nan")
 
 
 #: Rank correlations by name.

@@ -74,7 +74,7 @@ def test_observing_does_not_change_the_task(result, data_root) -> None:
 
 
 def test_runs_are_deterministic(result, data_root) -> None:
-    again = run_shapley_truth(TINY)
+    again = run_shapley_truth(TINY, jobs=2)  # in two processes: the same records
     for first, second in zip(result.records, again.records, strict=True):
         assert {k: v for k, v in first.items() if k != "seconds"} == {
             k: v for k, v in second.items() if k != "seconds"}
@@ -116,6 +116,7 @@ def test_kendall_tau_by_hand() -> None:
     (lambda: ShapleyConfig(mc_permutations=0), "mc_permutations"),
     (lambda: ShapleyConfig(mc_permutations=20, curve_permutations=10), "curve_permutations"),
     (lambda: kendall_tau([1, 2], [1, 2, 3]), "same length"),
+    (lambda: run_shapley_truth(TINY, jobs=0), "jobs"),
     (lambda: correlations([], method="pearson"), "method"),
     (lambda: correlations([], level="worker"), "level"),
 ])

@@ -9,16 +9,17 @@ step "pair chapters with their notebooks"
 mapfile -t chapters < <(python -m fedlib.book)
 jupytext --sync "${chapters[@]}"
 
-# Two workers (this machine has 2 cores); a test file stays on one worker, so its module
-# fixtures are built once.
-XDIST=(-n "${FEDLIB_TEST_WORKERS:-2}" --dist loadfile)
+# Two workers (this machine has 2 cores). Tests go to whichever worker is free (the slow
+# recomputations of the stored results spread over both); a notebook's cells must stay
+# together in one kernel, so nbval distributes whole notebooks (loadscope, as nbval advises).
+WORKERS=(-n "${FEDLIB_TEST_WORKERS:-2}")
 
 step "unit, property and sync tests"
-python -m pytest tests -q -p no:cacheprovider "${XDIST[@]}"
+python -m pytest tests -q -p no:cacheprovider "${WORKERS[@]}" --dist load
 
 step "execute every chapter in fast mode (nbval)"
 FEDLIB_FAST=1 python -m pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env \
-  --nbval-cell-timeout=900 "${XDIST[@]}" "${chapters[@]/%.md/.ipynb}"
+  --nbval-cell-timeout=900 "${WORKERS[@]}" --dist loadscope "${chapters[@]/%.md/.ipynb}"
 
 bash scripts/build_book.sh
 

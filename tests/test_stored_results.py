@@ -37,8 +37,7 @@ def test_stored_result_matches_the_code(name, data_root):
 
 
 def test_results_the_book_reads_exist():
-    """Every result that a chapter of the book reads is stored (the federated chapter waits in
-    drafts/ until its Fashion-MNIST results are computed, see drafts/README.md)."""
+    """Every result that a chapter of the book reads is stored."""
     readers = {FEDERATED_CHAPTER: stored.federated_results,
                REPORT_CHAPTER: stored.report_results,
                SENSITIVITY_CHAPTER: stored.sensitivity_results,

@@ -114,16 +114,21 @@ def test_a_change_below_the_tolerance_passes(small_results, tmp_path):
     assert stored.check_fresh(tables, _tampered(folder, tables, tmp_path, tiny)).ok
 
 
-@pytest.fixture(scope="module")
-def small_sensitivity(data_root, tmp_path_factory):
-    """A small stored sensitivity sweep (two runs), saved as the CLI saves it."""
-    folder = tmp_path_factory.mktemp("sensitivity")
-    config = sensitivity.fast_config(sensitivity.SensitivityConfig(
-        values={"beta2": (0.5,)}, base=MultiTaskConfig(n_tasks=20, device="cpu")))
-    run = sensitivity.run_sensitivity(config)
-    name = sensitivity.result_name(config)
+def _store(tmp_path_factory, config):
+    """Run ``config`` (a kind :func:`fedlib.experiments.stored.obtain` knows) and save it as
+    the CLI does; its folder and name."""
+    kind = stored.KINDS[type(config)]
+    folder, name = tmp_path_factory.mktemp("stored"), kind.name(config)
+    run = kind.run(config)
     results.save_result(name, config, run.records, folder, wall_time_s=run.wall_time_s)
     return folder, name
+
+
+@pytest.fixture(scope="module")
+def small_sensitivity(data_root, tmp_path_factory):
+    """A small stored sensitivity sweep (two runs)."""
+    return _store(tmp_path_factory, sensitivity.fast_config(sensitivity.SensitivityConfig(
+        values={"beta2": (0.5,)}, base=MultiTaskConfig(n_tasks=20, device="cpu"))))
 
 
 def test_a_stored_sensitivity_sweep_is_verified(small_sensitivity, tmp_path):
@@ -136,14 +141,9 @@ def test_a_stored_sensitivity_sweep_is_verified(small_sensitivity, tmp_path):
 
 @pytest.fixture(scope="module")
 def small_adversarial(data_root, tmp_path_factory):
-    """A small stored adversarial scenario (one mechanism), saved as the CLI saves it."""
-    folder = tmp_path_factory.mktemp("adversarial")
-    config = adversarial.fast_config(adversarial.AdversarialConfig(
-        mechanisms=("ours",), base=adversarial.scenario_base(device="cpu")))
-    run = adversarial.run_adversarial(config)
-    name = adversarial.result_name(config)
-    results.save_result(name, config, run.records, folder, wall_time_s=run.wall_time_s)
-    return folder, name
+    """A small stored adversarial scenario (one mechanism)."""
+    return _store(tmp_path_factory, adversarial.fast_config(adversarial.AdversarialConfig(
+        mechanisms=("ours",), base=adversarial.scenario_base(device="cpu"))))
 
 
 def test_a_stored_adversarial_scenario_is_verified(small_adversarial, tmp_path):

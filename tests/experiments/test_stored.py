@@ -100,7 +100,11 @@ def test_the_chapters_results():
     wanted = stored.federated_results()
     assert sorted(wanted) == sorted(
         [f"tables_{d}_{m}" for d in ("mnist", "fashion") for m in multitask.TABLE_MECHANISMS]
-        + ["budgets_mnist_ours"])
+        + ["budgets_mnist_ours", "tables_fashion_ours_carried",
+           "tables_fashion_reputation_greedy_carried"])
+    assert not wanted["tables_fashion_ours_carried"].fresh_model
+    report = stored.report_results()
+    assert set(report) == set(wanted) | {"contribution_mnist"}
     configs = stored.table_configs(("mnist",), ("ours", "rrafl"), n_tasks=7)
     assert list(configs) == [("mnist", "ours"), ("mnist", "rrafl")]
     assert configs["mnist", "rrafl"].n_tasks == 7

@@ -11,7 +11,9 @@
   each checkpointed under ``<out>/.checkpoints/`` (a restarted command resumes, and keeps
   results already saved) and saved as ``<out>/tables_<dataset>_<mechanism>.json``;
   ``--mechanisms`` runs only some of them, ``--carry-model`` starts every task from the previous
-  task's global model (``fresh_model=False``, saved with the suffix ``_carried``);
+  task's global model (``fresh_model=False``, saved with the suffix ``_carried``); the runs
+  share finished tasks (:mod:`fedlib.experiments.task_store`), so RRAFL, which hires the same
+  winners as ours, starts last and reads ours' tasks instead of training them again;
 * ``mechanisms``: Figures 4-5 through ``fedlib.experiments.auction_sweeps.run_figures``;
 * ``budgets``: ours at several budgets with fewer tasks
   (:mod:`fedlib.experiments.budget_sweep`), the budgets in ``--jobs`` parallel processes,
@@ -32,6 +34,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import multiprocessing
+import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -87,11 +90,13 @@ def _contribution(args: argparse.Namespace) -> int:
     return 0
 
 
-def _table_job(config: dict[str, Any], out: str) -> str:
+def _table_job(config: dict[str, Any], out: str, task_store: str) -> str:
     """Run (or resume) one multi-task experiment, save it, drop its checkpoint; a summary.
 
     A result already saved in ``out`` with the same configuration is kept, not recomputed, so
-    a restarted command goes on where it stopped (finished runs, then checkpoints).
+    a restarted command goes on where it stopped (finished runs, then checkpoints). Tasks that
+    another run of the command already trained with the same inputs are read from
+    ``task_store`` (:mod:`fedlib.experiments.task_store`).
     """
     from fedlib.experiments import multitask
     from fedlib.experiments.results import load_result, save_result
@@ -105,7 +110,7 @@ def _table_job(config: dict[str, Any], out: str) -> str:
     else:
         return f"{done.path}: kept (already computed with this configuration; delete to redo)"
     checkpoint = Path(out) / ".checkpoints" / f"{name}.pt"
-    result = multitask.run_multitask(cfg, checkpoint)
+    result = multitask.run_multitask(cfg, checkpoint, task_store=task_store)
     path = save_result(name, cfg, result.records, out, wall_time_s=result.wall_time_s)
     checkpoint.unlink()
     return (f"{path}: share dacc 1.0 = {multitask.table2(result):.4f}, "
@@ -132,13 +137,18 @@ def _tables(args: argparse.Namespace) -> int:
                                          seed=args.seed, device=args.device)
                for dataset in sorted(_datasets(args, "both"))  # fashion (slowest) first
                for mechanism in _table_mechanisms(args)]
-    jobs = [((multitask.fast_config(c) if args.fast else c).to_dict(), args.out) for c in configs]
-    if args.jobs == 1:
-        summaries = [_table_job(*job) for job in jobs]
-    else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
-            summaries = list(pool.map(_table_job, *zip(*jobs, strict=True)))
+    # RRAFL selects like ours and updates reputations alike, so it hires the same winners and
+    # trains the same tasks: its runs start last, when ours have finished, and read them.
+    order = sorted(range(len(configs)), key=lambda i: configs[i].mechanism == "rrafl")
+    with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as store:
+        jobs = [((multitask.fast_config(configs[i]) if args.fast else configs[i]).to_dict(),
+                 args.out, store) for i in order]
+        if args.jobs == 1:
+            summaries = [_table_job(*job) for job in jobs]
+        else:
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
+                summaries = list(pool.map(_table_job, *zip(*jobs, strict=True)))
     print("\n".join(summaries))
     return 0
 

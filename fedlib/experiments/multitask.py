@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -33,11 +34,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from fedlib.experiments.task_store import TaskStore, task_key
 from fedlib.fl.attacks import Attack, check_attacks, for_task
 from fedlib.fl.data import DATASETS
 from fedlib.fl.engine import BatchedEngine, Params
 from fedlib.fl.models import MODEL_FOR_DATASET
-from fedlib.fl.task import TaskOptions, run_task, seed_sequence, torch_threads
+from fedlib.fl.task import TaskOptions, TaskResult, run_task, seed_sequence, torch_threads
 from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.mechanism.reputation import BETA1, BETA2, INITIAL_REPUTATION, ReputationLedger
@@ -302,8 +304,9 @@ def _save_checkpoint(path: Path, state: Mapping[str, Any]) -> None:
 
 
 def _run_one(run: _Run, engine: BatchedEngine, pool: WorkerPool, publisher: PublisherSets,
-             task: int) -> None:
-    """Select, train, pay and update reputations for task ``task``; append its record."""
+             task: int, store: TaskStore | None) -> None:
+    """Select, train (or read the task from ``store``), pay and update reputations for task
+    ``task``; append its record."""
     config = run.config
     mechanism = MECHANISMS[config.mechanism]
     bids = _draw_bids(config, task)
@@ -318,10 +321,18 @@ def _run_one(run: _Run, engine: BatchedEngine, pool: WorkerPool, publisher: Publ
     if winners.size:
         workers, submit = for_task(config.attacks, pool, winners, task,
                                    seed_sequence(config.seed, _ATTACK))
-        result = run_task(engine, workers, publisher,
-                          seed=seed_sequence(config.seed, _TRAIN, task), options=config.task,
-                          initial_params=None if config.fresh_model else run.params,
-                          submit=submit)
+        seed = seed_sequence(config.seed, _TRAIN, task)
+        initial = None if config.fresh_model else run.params
+
+        def train() -> TaskResult:
+            return run_task(engine, workers, publisher, seed=seed, options=config.task,
+                            initial_params=initial, submit=submit)
+
+        if store is None or submit is not None:
+            result = train()
+        else:
+            key = task_key(engine, workers, publisher, seed, config.task, initial)
+            result = store.get_or_run(key, train)
         re[winners] = result.re
         stored = result.to_dict(ROUND_FIELDS)
         rounds = stored["rounds"]
@@ -337,7 +348,8 @@ def _run_one(run: _Run, engine: BatchedEngine, pool: WorkerPool, publisher: Publ
 
 
 def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | None = None, *,
-                  on_task: Callable[[dict[str, Any]], None] | None = None) -> MultiTaskResult:
+                  on_task: Callable[[dict[str, Any]], None] | None = None,
+                  task_store: str | os.PathLike[str] | None = None) -> MultiTaskResult:
     """Run (or resume) the multi-task experiment of Tables 1-3.
 
     Parameters
@@ -349,6 +361,10 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
     on_task : callable, optional
         Called with each new task's record after its checkpoint is written (progress hooks,
         or a test simulating an interruption by raising).
+    task_store : path, optional
+        A :class:`~fedlib.experiments.task_store.TaskStore` folder shared with other runs of
+        the same command: a task another run already trained with exactly the same inputs is
+        read from it instead of trained again (same records).
 
     Returns
     -------
@@ -376,12 +392,13 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
                                np.random.default_rng(seed_sequence(config.seed, _PUBLISHER)),
                                n_val=config.n_val, n_test=config.n_test)
     engine = BatchedEngine(MODEL_FOR_DATASET[config.dataset], device=config.device)
+    store = TaskStore(task_store) if task_store is not None else None
     start = len(run.records)
     with torch_threads(config.threads):
         for task in progress(range(start, config.n_tasks), desc=result_name(config),
                              total=config.n_tasks - start):
             began = time.perf_counter()
-            _run_one(run, engine, pool, publisher, task)
+            _run_one(run, engine, pool, publisher, task, store)
             run.seconds += time.perf_counter() - began
             if path is not None:
                 _save_checkpoint(path, run.state())
@@ -404,9 +421,9 @@ def keep_rounds(record: Mapping[str, Any], names: Sequence[str]) -> dict[str, An
     return {**record, "rounds": {name: record["rounds"][name] for name in names}}
 
 
-def _run_and_drop_checkpoint(config: dict[str, Any],
-                             checkpoint: str | None) -> tuple[list[dict[str, Any]], float]:
-    result = run_multitask(MultiTaskConfig.from_dict(config), checkpoint)
+def _run_and_drop_checkpoint(config: dict[str, Any], checkpoint: str | None,
+                             task_store: str | None) -> tuple[list[dict[str, Any]], float]:
+    result = run_multitask(MultiTaskConfig.from_dict(config), checkpoint, task_store=task_store)
     if checkpoint is not None:
         Path(checkpoint).unlink(missing_ok=True)
     return list(result.records), result.wall_time_s
@@ -433,6 +450,13 @@ def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
     list of MultiTaskResult
         In the order of ``configs``, each with its own compute time.
 
+    Notes
+    -----
+    The runs share a temporary task store (:mod:`fedlib.experiments.task_store`): a task that
+    an earlier run trained with exactly the same inputs (e.g. the first tasks of a sweep, before
+    the runs' winners diverge) is read instead of trained again, with identical records. Runs
+    start in the order of ``configs``; a run reads only tasks already finished.
+
     Raises
     ------
     ValueError
@@ -444,13 +468,15 @@ def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
     if len(paths) != len(configs):
         raise ValueError(f"checkpoints must name one file per configuration: {len(paths)} "
                          f"files for {len(configs)} configurations")
-    args = [(config.to_dict(), path) for config, path in zip(configs, paths, strict=True)]
-    if jobs == 1 or len(args) == 1:
-        outputs = [_run_and_drop_checkpoint(*arg) for arg in args]
-    else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            outputs = list(pool.map(_run_and_drop_checkpoint, *zip(*args, strict=True)))
+    with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as store:
+        args = [(config.to_dict(), path, store)
+                for config, path in zip(configs, paths, strict=True)]
+        if jobs == 1 or len(args) == 1:
+            outputs = [_run_and_drop_checkpoint(*arg) for arg in args]
+        else:
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+                outputs = list(pool.map(_run_and_drop_checkpoint, *zip(*args, strict=True)))
     return [MultiTaskResult(config, tuple(keep_rounds(r, round_fields) for r in records), wall)
             for config, (records, wall) in zip(configs, outputs, strict=True)]
 

@@ -79,24 +79,29 @@ def matmul_ceiling(device: torch.device, size: int = 4096, repeats: int = 5) -> 
     return 2 * size**3 / seconds / 1e9
 
 
-def forward_flops(model: str) -> int:
-    """FLOPs of one forward pass of one sample, from the shapes of its layers (2 per MAC)."""
+def layer_flops(model: str) -> list[int]:
+    """FLOPs of each linear or convolutional layer (in order) in one forward pass of one
+    sample, from the shapes of the layers (2 per multiply-add)."""
     module = make_model(model)
-    total = 0
+    counts = []
 
     def count(layer: nn.Module, inputs: tuple[torch.Tensor, ...], output: torch.Tensor) -> None:
-        nonlocal total
         if isinstance(layer, nn.Linear):
-            total += 2 * layer.in_features * layer.out_features
+            counts.append(2 * layer.in_features * layer.out_features)
         elif isinstance(layer, nn.Conv2d):
             taps = layer.in_channels // layer.groups * layer.kernel_size[0] * layer.kernel_size[1]
-            total += 2 * output[0].numel() * taps
+            counts.append(2 * output[0].numel() * taps)
 
     for layer in module.modules():
         layer.register_forward_hook(count)
     with torch.no_grad():
         module(torch.zeros(1, 28, 28))
-    return total
+    return counts
+
+
+def forward_flops(model: str) -> int:
+    """FLOPs of one forward pass of one sample (:func:`layer_flops` summed)."""
+    return sum(layer_flops(model))
 
 
 def round_gflop(model: str, k: int) -> float:

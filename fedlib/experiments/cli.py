@@ -33,13 +33,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import multiprocessing
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from fedlib.fl.data import DATASETS
+from fedlib.runtime import parallel_map
 
 
 def add_reproduce_parser(commands: argparse._SubParsersAction) -> None:
@@ -143,12 +142,7 @@ def _tables(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as store:
         jobs = [((multitask.fast_config(configs[i]) if args.fast else configs[i]).to_dict(),
                  args.out, store) for i in order]
-        if args.jobs == 1:
-            summaries = [_table_job(*job) for job in jobs]
-        else:
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
-                summaries = list(pool.map(_table_job, *zip(*jobs, strict=True)))
+        summaries = parallel_map(_table_job, jobs, args.jobs)
     print("\n".join(summaries))
     return 0
 

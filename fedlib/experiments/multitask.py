@@ -21,12 +21,10 @@ A run can write a checkpoint after every task (atomically: a temporary file, the
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -43,7 +41,7 @@ from fedlib.fl.task import TaskOptions, TaskResult, run_task, seed_sequence, tor
 from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.mechanism.reputation import BETA1, BETA2, INITIAL_REPUTATION, ReputationLedger
-from fedlib.runtime import progress
+from fedlib.runtime import parallel_map, progress
 
 #: Workers of Tables 1-3 as (data accuracy, count): 15 x 1.0, 5 x 0.7, 5 x 0.4, 5 x 0.1.
 PAPER_GROUPS: tuple[tuple[float, int], ...] = ((1.0, 15), (0.7, 5), (0.4, 5), (0.1, 5))
@@ -455,28 +453,23 @@ def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
     The runs share a temporary task store (:mod:`fedlib.experiments.task_store`): a task that
     an earlier run trained with exactly the same inputs (e.g. the first tasks of a sweep, before
     the runs' winners diverge) is read instead of trained again, with identical records. Runs
-    start in the order of ``configs``; a run reads only tasks already finished.
+    start in the order of ``configs``; a run reads only tasks already finished. An interrupted
+    call stops its worker processes (:func:`~fedlib.runtime.parallel_map`); the runs resume
+    from their checkpoints.
 
     Raises
     ------
     ValueError
         If ``jobs < 1`` or ``checkpoints`` does not give one file per configuration.
     """
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be at least 1, got {jobs}")
     paths = [None] * len(configs) if checkpoints is None else [str(c) for c in checkpoints]
     if len(paths) != len(configs):
         raise ValueError(f"checkpoints must name one file per configuration: {len(paths)} "
                          f"files for {len(configs)} configurations")
     with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as store:
-        args = [(config.to_dict(), path, store)
-                for config, path in zip(configs, paths, strict=True)]
-        if jobs == 1 or len(args) == 1:
-            outputs = [_run_and_drop_checkpoint(*arg) for arg in args]
-        else:
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-                outputs = list(pool.map(_run_and_drop_checkpoint, *zip(*args, strict=True)))
+        outputs = parallel_map(_run_and_drop_checkpoint,
+                               [(config.to_dict(), path, store)
+                                for config, path in zip(configs, paths, strict=True)], jobs)
     return [MultiTaskResult(config, tuple(keep_rounds(r, round_fields) for r in records), wall)
             for config, (records, wall) in zip(configs, outputs, strict=True)]
 

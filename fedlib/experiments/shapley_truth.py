@@ -26,10 +26,8 @@ data and training), observed through ``run_task``'s ``submit`` hook without chan
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -50,7 +48,7 @@ from fedlib.fl.models import preprocess
 from fedlib.fl.task import run_task, seed_sequence, torch_threads
 from fedlib.mechanism.contribution import round_contributions
 from fedlib.mechanism.shapley import coalition_members, exact_shapley, monte_carlo_shapley
-from fedlib.runtime import progress
+from fedlib.runtime import parallel_map
 
 #: The contribution measures compared with the exact Shapley value, in display order.
 MEASURES = ("ours", "equal", "local", "loo", "monte_carlo")
@@ -368,17 +366,7 @@ def run_shapley_truth(config: ShapleyConfig | None = None, *, jobs: int = 1) -> 
         If ``jobs < 1``.
     """
     config = config or ShapleyConfig()
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
-    units = [(seed, case) for seed in config.contribution.seeds for case in CASES]
     began = time.perf_counter()
-    args = ([config] * len(units), [case for _, case in units], [seed for seed, _ in units])
-    if jobs == 1:
-        records = tuple(_threaded_unit(*unit) for unit in
-                        progress(zip(*args, strict=True), desc="shapley", total=len(units)))
-    else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            records = tuple(progress(pool.map(_threaded_unit, *args), desc="shapley",
-                                     total=len(units)))
+    units = [(config, case, seed) for seed in config.contribution.seeds for case in CASES]
+    records = tuple(parallel_map(_threaded_unit, units, jobs, desc="shapley"))
     return ShapleyResult(config, records, time.perf_counter() - began)

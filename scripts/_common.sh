@@ -15,7 +15,10 @@ step() { printf '\n==== %s (%s) ====\n' "$1" "$(date +%H:%M:%S)"; }
 
 if [ -z "${FEDLIB_INSTALLED:-}" ]; then
   step "install"
-  python -m pip install --quiet -e ".[book,dev]"
+  # Every package pinned with hashes (requirements.lock, refreshed by scripts/lock.sh), then
+  # the project itself.
+  python -m pip install --quiet -r requirements.lock
+  python -m pip install --quiet --no-deps -e .
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     # Debian's Chromium for the browser tests of the built book.
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \

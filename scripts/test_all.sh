@@ -10,12 +10,14 @@ mapfile -t chapters < <(python -m fedlib.book)
 jupytext --sync "${chapters[@]}"
 
 # Two workers (this machine has 2 cores). Tests go to whichever worker is free (the slow
-# recomputations of the stored results spread over both); a notebook's cells must stay
+# recomputations of the stored results spread over both), except the stored results that share
+# their first tasks, which one worker verifies in turn (loadgroup: their xdist_group marks) so
+# the later ones read those tasks from a shared task store; a notebook's cells must stay
 # together in one kernel, so nbval distributes whole notebooks (loadscope, as nbval advises).
 WORKERS=(-n "${FEDLIB_TEST_WORKERS:-2}")
 
 step "unit, property and sync tests"
-python -m pytest tests -q -p no:cacheprovider "${WORKERS[@]}" --dist load
+python -m pytest tests -q -p no:cacheprovider "${WORKERS[@]}" --dist loadgroup
 
 step "execute every chapter in fast mode (nbval)"
 FEDLIB_FAST=1 python -m pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env \

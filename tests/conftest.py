@@ -28,3 +28,22 @@ def pytest_configure(config):
     settings.register_profile("ci", derandomize=True, print_blob=True)
     if os.environ.get("CI"):
         settings.load_profile("ci")
+
+
+_VERIFICATIONS: list[str] = []
+
+
+def pytest_runtest_logreport(report):
+    """Collect what the stored-result checks recorded (``record_property("verification",
+    ...)``), also from xdist workers."""
+    if report.when == "call":
+        _VERIFICATIONS.extend(value for key, value in report.user_properties
+                              if key == "verification")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the tier, largest difference and verified prefix of every stored result."""
+    if _VERIFICATIONS:
+        terminalreporter.section("stored results verified")
+        for line in sorted(_VERIFICATIONS):
+            terminalreporter.write_line(line)

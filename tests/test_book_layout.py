@@ -60,15 +60,27 @@ def _requirement_name(spec: str) -> str:
     return re.split(r"[<>=!~\[ ;]", spec, maxsplit=1)[0].lower()
 
 
-def test_environment_yml_installs_the_project_with_its_extras():
-    pyproject = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())
-    extras = set(pyproject["project"]["optional-dependencies"])
+def _requirement_names(lines):
+    return {re.split(r"[<>=!~\[; ]", line.strip(), maxsplit=1)[0].lower().replace("_", "-")
+            for line in lines if line.strip() and not line.startswith(("#", " ", "-"))}
+
+
+def test_environment_yml_installs_the_lock_file():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip_section = next(dep["pip"] for dep in env["dependencies"] if isinstance(dep, dict))
-    editable = [line for line in pip_section if line.startswith("-e .")]
-    assert len(editable) == 1, "environment.yml must install the project itself with pip -e ."
-    requested = set(re.search(r"\[(.*)\]", editable[0]).group(1).split(","))
-    assert requested == extras, f"environment.yml extras {requested} != pyproject {extras}"
+    assert pip_section == ["-r requirements.lock"], "environment.yml must install the lock file"
     python = next(dep for dep in env["dependencies"] if str(dep).startswith("python"))
-    minimum = pyproject["project"]["requires-python"].removeprefix(">=")
-    assert tuple(map(int, python.split("=")[1].split("."))) >= tuple(map(int, minimum.split(".")))
+    assert "Python " + python.split("=")[1] in (ROOT / "requirements.lock").read_text()[:300]
+
+
+def test_the_lock_file_pins_every_dependency_with_hashes():
+    pyproject = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())
+    project = pyproject["project"]
+    wanted = _requirement_names(project["dependencies"] + [
+        dep for extra in project["optional-dependencies"].values() for dep in extra])
+    text = (ROOT / "requirements.lock").read_text()
+    pinned = re.findall(r"^([A-Za-z0-9_.-]+)==\S+ \\\n    --hash=sha256:[0-9a-f]{64}", text,
+                        flags=re.MULTILINE)
+    assert pinned and len(pinned) == text.count("=="), "every package pinned with a hash"
+    missing = wanted - {name.lower().replace("_", "-") for name in pinned}
+    assert not missing, f"requirements.lock lacks {sorted(missing)}: run scripts/lock.sh"

@@ -190,7 +190,8 @@ class AdversarialResult:
 
 
 def run_adversarial(config: AdversarialConfig | None = None, *, jobs: int = 1,
-                    checkpoint_dir: str | Path | None = None) -> AdversarialResult:
+                    checkpoint_dir: str | Path | None = None,
+                    task_store: str | Path | None = None) -> AdversarialResult:
     """Run the scenario once per mechanism (``jobs`` in parallel processes).
 
     Parameters
@@ -200,20 +201,24 @@ def run_adversarial(config: AdversarialConfig | None = None, *, jobs: int = 1,
     jobs : int, default 1
     checkpoint_dir : path, optional
         Each run checkpoints after every task into this folder and resumes from it.
+    task_store : path, optional
+        Share finished tasks with other calls (:func:`~fedlib.experiments.multitask.run_many`).
     """
     config = config or AdversarialConfig()
     name = result_name(config)
     checkpoints = (None if checkpoint_dir is None else
                    [Path(checkpoint_dir) / f"{name}_{m}.pt" for m in config.mechanisms])
-    runs = multitask.run_many(config.run_configs(), jobs=jobs, checkpoints=checkpoints)
+    runs = multitask.run_many(config.run_configs(), jobs=jobs, checkpoints=checkpoints,
+                              task_store=task_store)
     return AdversarialResult(config, tuple(runs), sum(run.wall_time_s for run in runs))
 
 
-def recompute(config: Mapping[str, Any], n_tasks: int) -> list[dict[str, Any]]:
+def recompute(config: Mapping[str, Any], n_tasks: int,
+              task_store: str | Path | None = None) -> list[dict[str, Any]]:
     """The first ``n_tasks`` stored records, recomputed on the CPU."""
     adversarial = AdversarialConfig.from_dict(config)
     short = replace(adversarial, base=replace(adversarial.base, n_tasks=n_tasks, device="cpu"))
-    return run_adversarial(short).records
+    return run_adversarial(short, task_store=task_store).records
 
 
 # ---------------------------------------------------------------------- summaries

@@ -38,8 +38,9 @@ from fedlib.mechanism.mechanisms import MECHANISMS
 SWEEP_BUDGETS: tuple[float, ...] = (30.0, 45.0, 60.0, 75.0, 90.0)
 #: Tasks per budget in the stored sweep (the first ``eval_from = 5`` are not evaluated).
 SWEEP_TASKS = 20
-#: Round fields kept per task in the sweep's records (the winners' per-round fields are not).
-SWEEP_ROUND_FIELDS = ("test_loss", "test_acc")
+#: Round fields kept per task in the sweep's records: the global model's loss and accuracy, and
+#: each winner's leave-one-out decision and its margin (for verification on another machine).
+SWEEP_ROUND_FIELDS = ("passed", "margin", "test_loss", "test_acc")
 
 
 def _default_base() -> MultiTaskConfig:
@@ -182,7 +183,8 @@ class BudgetSweepResult:
 
 
 def run_budget_sweep(config: BudgetSweepConfig | None = None, *, jobs: int = 1,
-                     checkpoint_dir: str | Path | None = None) -> BudgetSweepResult:
+                     checkpoint_dir: str | Path | None = None,
+                     task_store: str | Path | None = None) -> BudgetSweepResult:
     """Run the multi-task experiment once per budget.
 
     Parameters
@@ -195,6 +197,8 @@ def run_budget_sweep(config: BudgetSweepConfig | None = None, *, jobs: int = 1,
     checkpoint_dir : path, optional
         Each run checkpoints after every task into this folder (and resumes from it); a
         finished run deletes its checkpoint.
+    task_store : path, optional
+        Share finished tasks with other calls (:func:`~fedlib.experiments.multitask.run_many`).
 
     Returns
     -------
@@ -206,16 +210,18 @@ def run_budget_sweep(config: BudgetSweepConfig | None = None, *, jobs: int = 1,
                    [Path(checkpoint_dir) / f"{name}_b{run.budget:g}.pt"
                     for run in config.run_configs()])
     runs = tuple(multitask.run_many(config.run_configs(), jobs=jobs, checkpoints=checkpoints,
+                                    task_store=task_store,
                                     round_fields=SWEEP_ROUND_FIELDS))
     seconds = sum(run.wall_time_s for run in runs)
     return BudgetSweepResult(config, runs, seconds)
 
 
-def recompute(config: Mapping[str, Any], n_tasks: int) -> list[dict[str, Any]]:
+def recompute(config: Mapping[str, Any], n_tasks: int,
+              task_store: str | Path | None = None) -> list[dict[str, Any]]:
     """The first ``n_tasks`` stored records of a sweep, recomputed on the CPU."""
     sweep = BudgetSweepConfig.from_dict(config)
     short = replace(sweep, base=replace(sweep.base, n_tasks=n_tasks, device="cpu"))
-    return run_budget_sweep(short).records
+    return run_budget_sweep(short, task_store=task_store).records
 
 
 # ----------------------------------------------------------- the steady-state argument

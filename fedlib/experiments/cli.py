@@ -2,7 +2,14 @@
 
 ``python -m fedlib reproduce {contribution,mechanisms,tables,budgets,sensitivity,adversarial}
 --dataset {mnist,fashion,both} [--fast] [--out DIR] [--device auto|cpu|cuda] [--jobs N]
-[--budget B] [--seed S] [--mechanisms NAME ...] [--carry-model]``
+[--budget B] [--seed S] [--mechanisms NAME ...] [--carry-model]``, or
+``python -m fedlib reproduce --config results/NAME.json [--out DIR]``
+
+* ``--config FILE``: replay, i.e. rerun exactly the configuration stored in ``FILE`` (any
+  stored result, including configurations the flags cannot express) on the device it names,
+  save it under the same name in ``--out`` and compare the new records with the file's under
+  the cross-machine rule of :mod:`fedlib.experiments.verification` (how far they agree, and
+  where they part at a near tie);
 
 * ``contribution``: Figures 2-3 (:mod:`fedlib.experiments.contribution`), saved as
   ``<out>/contribution_<dataset>.json``;
@@ -33,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -48,8 +56,12 @@ def add_reproduce_parser(commands: argparse._SubParsersAction) -> None:
     sub = commands.add_parser("reproduce", help="run one of the paper's experiments",
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub.add_argument("experiment", choices=["contribution", "mechanisms", "tables", "budgets",
-                                           "sensitivity", "adversarial"])
+    sub.add_argument("experiment", nargs="?",
+                     choices=["contribution", "mechanisms", "tables", "budgets", "sensitivity",
+                              "adversarial"])
+    sub.add_argument("--config", metavar="FILE", default=None,
+                     help="replay: rerun exactly the configuration stored in FILE (a stored "
+                          "result such as results/tables_mnist_ours.json) into --out")
     sub.add_argument("--dataset", choices=[*DATASETS, "both"], default=None,
                      help="default: both for tables, mnist for contribution and budgets")
     sub.add_argument("--fast", action="store_true", help="a small smoke-sized run")
@@ -67,7 +79,7 @@ def add_reproduce_parser(commands: argparse._SubParsersAction) -> None:
                           "(default: a fresh model per task)")
     sub.add_argument("--seed", type=int, default=0,
                      help="experiment seed for tables and mechanisms")
-    sub.set_defaults(func=_reproduce)
+    sub.set_defaults(func=_reproduce, parser=sub)
 
 
 def _datasets(args: argparse.Namespace, default: str) -> tuple[str, ...]:
@@ -226,7 +238,43 @@ def _adversarial(args: argparse.Namespace) -> int:
     return _sweep(args, adversarial, make, adversarial.run_adversarial, describe)
 
 
+def _replay(args: argparse.Namespace) -> int:
+    """Rerun the configuration stored in ``args.config``, save it in ``args.out`` and compare."""
+    from fedlib.experiments import results, stored, verification
+
+    path = Path(args.config)
+    try:
+        payload = json.loads(path.read_text())
+        raw = payload["config"]
+        config = results.experiment(raw).from_dict(raw)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        args.parser.error(f"--config: {path} is not a stored result ({error})")
+    kind = stored.KINDS.get(type(config))
+    if kind is None:
+        args.parser.error(f"--config: results of experiment {raw['experiment']!r} cannot be "
+                          f"replayed; use: {results.reproduce_command(raw)}")
+    result = kind.run(config)
+    saved = results.save_result(kind.name(config), config, result.records, args.out,
+                                wall_time_s=result.wall_time_s)
+    fresh = json.loads(saved.read_text())["records"]
+    comparison, stops = verification.compare_records(raw, payload["records"], fresh, "foreign")
+    verdict = ("agrees within the cross-machine tolerance" if not comparison.mismatches else
+               f"differs beyond the cross-machine tolerance ({len(comparison.mismatches)} "
+               f"difference(s), the first: {comparison.mismatches[0]})")
+    print(f"{saved}: {len(fresh)} tasks in {result.wall_time_s:.0f} s; against {path}: "
+          f"{verdict}; largest difference {comparison.largest()}")
+    for stop in stops:
+        print(f"  parts at a near tie: {stop}")
+    return 0 if not comparison.mismatches else 1
+
+
 def _reproduce(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        if args.experiment is not None:
+            args.parser.error("give either an experiment or --config FILE, not both")
+        return _replay(args)
+    if args.experiment is None:
+        args.parser.error("name an experiment, or replay a stored result with --config FILE")
     runners = {"contribution": _contribution, "tables": _tables, "mechanisms": _mechanisms,
                "budgets": _budgets, "sensitivity": _sensitivity, "adversarial": _adversarial}
     return runners[args.experiment](args)

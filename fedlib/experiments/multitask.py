@@ -39,7 +39,7 @@ from fedlib.fl.engine import BatchedEngine, Params
 from fedlib.fl.models import MODEL_FOR_DATASET
 from fedlib.fl.task import TaskOptions, TaskResult, run_task, seed_sequence, torch_threads
 from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
-from fedlib.mechanism.mechanisms import MECHANISMS
+from fedlib.mechanism.mechanisms import MECHANISMS, Allocation
 from fedlib.mechanism.reputation import BETA1, BETA2, INITIAL_REPUTATION, ReputationLedger
 from fedlib.runtime import parallel_map, progress
 
@@ -58,8 +58,10 @@ TABLE_MECHANISMS = ("ours", "rrafl", "vanilla", "bid_greedy", "reputation_greedy
 #: The mechanisms also run on Fashion-MNIST with the model carried across tasks
 #: (``fresh_model=False``), the reading the paper leaves open that matters there.
 CARRIED_MECHANISMS = ("ours", "reputation_greedy")
-#: Round fields stored per task (the rest are cheap to recompute and would bloat the JSON).
-ROUND_FIELDS = ("passed", "omega", "test_loss", "test_acc")
+#: Round fields stored per task (the rest are cheap to recompute and would bloat the JSON);
+#: ``margin`` (``delta_l - delta``) lets verification on another machine judge every
+#: leave-one-out decision (results stored before it existed lack it).
+ROUND_FIELDS = ("passed", "margin", "omega", "test_loss", "test_acc")
 #: Config fields that describe where a run executes, not what it computes.
 RUNTIME_FIELDS = ("device",)
 # Purposes of the random streams, the first element of every seed key.
@@ -261,6 +263,14 @@ def _draw_bids(config: MultiTaskConfig, task: int) -> np.ndarray:
     return 10.0 / 3.0 * config.daccs + 2.0 / 3.0 + 2.0 * rng.random(config.daccs.size)
 
 
+def auction(config: MultiTaskConfig, task: int, Re: np.ndarray) -> Allocation:
+    """The selection of task ``task`` of a run of ``config``, given the accumulated reputations
+    ``Re`` before it (the bids and the mechanism's random stream follow from the seed)."""
+    bids = _draw_bids(config, task)
+    rng = np.random.default_rng(seed_sequence(config.seed, _SELECT, task))
+    return MECHANISMS[config.mechanism].select(bids, Re, config.budget, costs=bids, rng=rng)
+
+
 class _Run:
     """The state of a run between tasks: records, ledger and (without fresh models) the model."""
 
@@ -306,12 +316,8 @@ def _run_one(run: _Run, engine: BatchedEngine, pool: WorkerPool, publisher: Publ
     """Select, train (or read the task from ``store``), pay and update reputations for task
     ``task``; append its record."""
     config = run.config
-    mechanism = MECHANISMS[config.mechanism]
     bids = _draw_bids(config, task)
-    Re_before = run.ledger.Re
-    allocation = mechanism.select(bids, Re_before, config.budget, costs=bids,
-                                  rng=np.random.default_rng(seed_sequence(config.seed, _SELECT,
-                                                                          task)))
+    allocation = auction(config, task, run.ledger.Re)
     winners = allocation.winners
     re = np.zeros(bids.size)
     rounds: dict[str, list[Any]] = {name: [] for name in ROUND_FIELDS}
@@ -337,7 +343,7 @@ def _run_one(run: _Run, engine: BatchedEngine, pool: WorkerPool, publisher: Publ
         outcome = {name: stored[name] for name in outcome}
         run.params = result.final_params
         run.ledger.update(winners, re)
-    payments = mechanism.pay(allocation, re)
+    payments = MECHANISMS[config.mechanism].pay(allocation, re)
     run.records.append({
         "task": task, "winners": winners.tolist(), "bids": bids.tolist(),
         "payments": payments[winners].tolist(), **outcome, "re": re[winners].tolist(),
@@ -405,10 +411,13 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
     return MultiTaskResult(config, tuple(run.records), run.seconds)
 
 
-def recompute(config: Mapping[str, Any], n_tasks: int) -> list[dict[str, Any]]:
-    """The records of the first ``n_tasks`` tasks of a stored configuration, on the CPU."""
+def recompute(config: Mapping[str, Any], n_tasks: int,
+              task_store: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+    """The records of the first ``n_tasks`` tasks of a stored configuration, on the CPU
+    (tasks already in ``task_store`` are read from it)."""
     stored = MultiTaskConfig.from_dict(config)
-    return list(run_multitask(replace(stored, n_tasks=n_tasks, device="cpu")).records)
+    return list(run_multitask(replace(stored, n_tasks=n_tasks, device="cpu"),
+                              task_store=task_store).records)
 
 
 # ---------------------------------------------------------------------- several runs
@@ -429,7 +438,8 @@ def _run_and_drop_checkpoint(config: dict[str, Any], checkpoint: str | None,
 
 def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
              checkpoints: Sequence[str | os.PathLike[str]] | None = None,
-             round_fields: Sequence[str] = ROUND_FIELDS) -> list[MultiTaskResult]:
+             round_fields: Sequence[str] = ROUND_FIELDS,
+             task_store: str | os.PathLike[str] | None = None) -> list[MultiTaskResult]:
     """Run several multi-task configurations, ``jobs`` at a time in spawned processes.
 
     Parameters
@@ -442,6 +452,9 @@ def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
         deletes its checkpoint.
     round_fields : sequence of str, default :data:`ROUND_FIELDS`
         Round fields kept in the returned records (:func:`keep_rounds`).
+    task_store : path, optional
+        A task store shared with other calls (e.g. the verification of several stored
+        results); default: a temporary one for this call.
 
     Returns
     -------
@@ -466,7 +479,8 @@ def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
     if len(paths) != len(configs):
         raise ValueError(f"checkpoints must name one file per configuration: {len(paths)} "
                          f"files for {len(configs)} configurations")
-    with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as store:
+    with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as temporary:
+        store = str(task_store) if task_store is not None else temporary
         outputs = parallel_map(_run_and_drop_checkpoint,
                                [(config.to_dict(), path, store)
                                 for config, path in zip(configs, paths, strict=True)], jobs)

@@ -1,10 +1,12 @@
 """Stored, verified results of the long experiments: ``results/<name>.json``.
 
 A stored result holds the full configuration, the seed, the fedlib version, the git revision of
-the code that produced it, a machine description, the wall time, the command that regenerates
-it, and one record per task. Chapters read results through :func:`load_result`, which checks
-that the stored configuration is the one asked for; :func:`verify_result` recomputes the first
-tasks and checks they match, so stale results are caught.
+the code that produced it, a machine description, the fingerprint of the environment that made
+it (:mod:`fedlib.experiments.environment`), the wall time, the command that replays it, and one
+record per task. Chapters read results through :func:`load_result`, which checks that the
+stored configuration is the one asked for;
+:func:`~fedlib.experiments.verification.verify_result` recomputes the first tasks and checks
+they match, so stale results are caught.
 
 The file is JSON: a readable header, then one compact line per task record. Floats are written
 at full precision (Python's shortest round-trip form).
@@ -13,11 +15,9 @@ at full precision (Python's shortest round-trip form).
 from __future__ import annotations
 
 import json
-import math
 import os
 import platform
 import subprocess
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,13 +33,12 @@ from fedlib.experiments import (
     auction_sweeps,
     budget_sweep,
     contribution,
+    environment,
     multitask,
     sensitivity,
 )
 from fedlib.fl.device import resolve_device
 
-#: Relative tolerance of :func:`verify_result` (and a tiny absolute one for exact zeros).
-RTOL, ATOL = 1e-6, 1e-12
 #: Configuration keys that say where a run executed, not what it computed.
 RUNTIME_KEYS = ("device",)
 
@@ -54,18 +53,27 @@ class _Experiment:
 
     from_dict: Callable[[Mapping[str, Any]], Any]
     command_flags: Callable[[Any], list[str] | None]
-    recompute: Callable[[Mapping[str, Any], int], list[dict[str, Any]]]
+    #: ``recompute(config, n_tasks, task_store)``: the first records, on the CPU, reading tasks
+    #: already trained from ``task_store`` (a folder, or None) where the experiment shares them.
+    recompute: Callable[[Mapping[str, Any], int, str | None], list[dict[str, Any]]]
     runner: str
+
+
+def _unshared(recompute: Callable[[Mapping[str, Any], int], list[dict[str, Any]]]
+              ) -> Callable[[Mapping[str, Any], int, str | None], list[dict[str, Any]]]:
+    """``recompute`` of an experiment whose tasks are not shared (no task store to read)."""
+    return lambda config, n_tasks, task_store: recompute(config, n_tasks)
 
 
 EXPERIMENTS = {
     "tables": _Experiment(multitask.MultiTaskConfig.from_dict, multitask.command_flags,
                           multitask.recompute, "fedlib.experiments.multitask.run_multitask"),
     "contribution": _Experiment(contribution.ContributionConfig.from_dict,
-                                contribution.command_flags, contribution.recompute,
+                                contribution.command_flags,
+                                _unshared(contribution.recompute),
                                 "fedlib.experiments.contribution.run_contribution"),
     "mechanisms": _Experiment(auction_sweeps.SweepConfig.from_dict, auction_sweeps.command_flags,
-                              auction_sweeps.recompute,
+                              _unshared(auction_sweeps.recompute),
                               "fedlib.experiments.auction_sweeps.run_figures"),
     "budgets": _Experiment(budget_sweep.BudgetSweepConfig.from_dict, budget_sweep.command_flags,
                            budget_sweep.recompute,
@@ -95,7 +103,8 @@ class StoredResult:
         One record per task.
     meta : dict
         ``seed``, ``fedlib_version``, ``git_revision``, ``git_dirty``, ``machine``,
-        ``wall_time_s``, ``created`` and ``command``.
+        ``environment`` (absent in results stored before it was recorded), ``wall_time_s``,
+        ``created`` and ``command``.
     path : pathlib.Path
     """
 
@@ -107,40 +116,13 @@ class StoredResult:
     path: Path
 
 
-@dataclass(frozen=True)
-class VerificationReport:
-    """The outcome of :func:`verify_result`.
-
-    Attributes
-    ----------
-    name : str
-    ok : bool
-        True when the recomputed tasks match the stored ones.
-    n_tasks : int
-        Tasks recomputed.
-    mismatches : tuple of str
-        Where recomputed and stored records differ (empty when ``ok``).
-    stored_device : str
-        The device that produced the stored result (CPU results are the ones reproducible bit
-        for bit).
-    seconds : float
-        Time the recomputation took.
-    """
-
-    name: str
-    ok: bool
-    n_tasks: int
-    mismatches: tuple[str, ...]
-    stored_device: str
-    seconds: float
-
-
 def _config_dict(config: Mapping[str, Any] | _Config) -> dict[str, Any]:
     raw = dict(config) if isinstance(config, Mapping) else config.to_dict()
     return json.loads(json.dumps(raw))
 
 
-def _experiment(config: Mapping[str, Any]) -> _Experiment:
+def experiment(config: Mapping[str, Any]) -> _Experiment:
+    """How to rebuild, regenerate and recompute the kind of experiment ``config`` belongs to."""
     kind = config.get("experiment")
     if kind not in EXPERIMENTS:
         raise ValueError(f"config['experiment'] must be one of {sorted(EXPERIMENTS)}, got "
@@ -152,14 +134,19 @@ def reproduce_command(config: Mapping[str, Any] | _Config,
                       results_dir: str | os.PathLike[str] = "results") -> str:
     """How to regenerate a result with ``config``: a command line, or what to run in Python."""
     raw = _config_dict(config)
-    experiment = _experiment(raw)
-    flags = experiment.command_flags(experiment.from_dict(raw))
+    kind = experiment(raw)
+    flags = kind.command_flags(kind.from_dict(raw))
     if flags is None:
-        return (f"run {experiment.runner} with this configuration in Python and store its "
+        return (f"run {kind.runner} with this configuration in Python and store its "
                 "records with fedlib.experiments.results.save_result (the command line "
                 "cannot express it)")
     return " ".join(["python -m fedlib reproduce", raw["experiment"], *flags, "--device cpu",
                      f"--out {results_dir}"])
+
+
+def replay_command(path: str | os.PathLike[str], out: str | os.PathLike[str] = "results") -> str:
+    """The command that reruns exactly the configuration stored in ``path`` into ``out``."""
+    return f"python -m fedlib reproduce --config {path} --out {out}"
 
 
 def git_revision() -> tuple[str, bool]:
@@ -222,15 +209,16 @@ def save_result(name: str, config: Mapping[str, Any] | _Config,
         The written file.
     """
     raw = _config_dict(config)
-    _experiment(raw)
+    experiment(raw)
     revision, dirty = git_revision()
     header = {
         "name": name, "experiment": raw["experiment"], "config": raw,
         "seed": raw.get("seed", raw.get("seeds")), "fedlib_version": fedlib.__version__,
         "git_revision": revision, "git_dirty": dirty,
-        "machine": machine_description(raw["device"]), "wall_time_s": wall_time_s,
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "command": reproduce_command(raw, out_dir),
+        "machine": machine_description(raw["device"]),
+        "environment": environment.fingerprint(raw["device"], raw.get("threads", 1)),
+        "wall_time_s": wall_time_s, "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": replay_command(f"results/{name}.json"),
     }
     lines = ",\n".join(json.dumps(record, separators=(",", ":")) for record in records)
     text = json.dumps(header, indent=1)[:-2] + ',\n "records": [\n' + lines + "\n ]\n}\n"
@@ -246,7 +234,7 @@ def _comparable(config: Mapping[str, Any]) -> dict[str, Any]:
     """The configuration rebuilt by its experiment (so a field added to fedlib after a result
     was stored reads as its default, the value the code then had fixed), less the runtime keys.
     """
-    normalised = _config_dict(_experiment(config).from_dict(config))
+    normalised = _config_dict(experiment(config).from_dict(config))
     return {key: value for key, value in normalised.items() if key not in RUNTIME_KEYS}
 
 
@@ -283,48 +271,3 @@ def load_result(name: str, expected_config: Mapping[str, Any] | _Config,
     meta = {key: value for key, value in payload.items()
             if key not in ("name", "experiment", "config")}
     return StoredResult(name, payload["experiment"], payload["config"], records, meta, path)
-
-
-def compare(stored: Any, fresh: Any, where: str = "records") -> list[str]:
-    """Differences between two JSON-like values: exact for ints, bools, strings and structure;
-    floats to :data:`RTOL` relative (NaN equals NaN)."""
-    if isinstance(stored, dict) and isinstance(fresh, dict):
-        if set(stored) != set(fresh):
-            return [f"{where}: keys {sorted(stored)} != {sorted(fresh)}"]
-        return [m for key in stored for m in compare(stored[key], fresh[key], f"{where}.{key}")]
-    if isinstance(stored, list) and isinstance(fresh, list):
-        if len(stored) != len(fresh):
-            return [f"{where}: length {len(stored)} != {len(fresh)}"]
-        return [m for i, (a, b) in enumerate(zip(stored, fresh, strict=True))
-                for m in compare(a, b, f"{where}[{i}]")]
-    if isinstance(stored, float) and isinstance(fresh, float):
-        same = (math.isnan(stored) and math.isnan(fresh)) or math.isclose(
-            stored, fresh, rel_tol=RTOL, abs_tol=ATOL)
-        return [] if same else [f"{where}: stored {stored!r}, recomputed {fresh!r}"]
-    if type(stored) is not type(fresh) or stored != fresh:
-        return [f"{where}: stored {stored!r}, recomputed {fresh!r}"]
-    return []
-
-
-def verify_result(name: str, n_tasks: int = 2,
-                  results_dir: str | os.PathLike[str] = "results") -> VerificationReport:
-    """Recompute the first ``n_tasks`` tasks of a stored result on the CPU and compare.
-
-    The recomputation uses the stored configuration at its full (paper) scale; it must give
-    the same winners and structure exactly and every number to 1e-6 relative.
-
-    Raises
-    ------
-    FileNotFoundError
-        If the result does not exist.
-    """
-    path = _path(name, results_dir)
-    if not path.exists():
-        raise FileNotFoundError(f"{path} does not exist")
-    payload = json.loads(path.read_text())
-    began = time.perf_counter()
-    fresh = json.loads(json.dumps(_experiment(payload["config"]).recompute(payload["config"],
-                                                                            n_tasks)))
-    mismatches = compare(payload["records"][:n_tasks], fresh)
-    return VerificationReport(name, not mismatches, n_tasks, tuple(mismatches),
-                              payload["machine"]["device"], time.perf_counter() - began)

@@ -225,7 +225,8 @@ class SensitivityResult:
 
 
 def run_sensitivity(config: SensitivityConfig | None = None, *, jobs: int = 1,
-                    checkpoint_dir: str | Path | None = None) -> SensitivityResult:
+                    checkpoint_dir: str | Path | None = None,
+                    task_store: str | Path | None = None) -> SensitivityResult:
     """Run the center configuration and every alternative value.
 
     Parameters
@@ -237,6 +238,8 @@ def run_sensitivity(config: SensitivityConfig | None = None, *, jobs: int = 1,
     checkpoint_dir : path, optional
         Each run checkpoints after every task into this folder (and resumes from it); a
         finished run deletes its checkpoint.
+    task_store : path, optional
+        Share finished tasks with other calls (:func:`~fedlib.experiments.multitask.run_many`).
 
     Returns
     -------
@@ -249,15 +252,17 @@ def run_sensitivity(config: SensitivityConfig | None = None, *, jobs: int = 1,
                                             f"{name}_{p}{v:g}.pt")
                     for p, v in config.points])
     runs = tuple(multitask.run_many(config.run_configs(), jobs=jobs, checkpoints=checkpoints,
+                                    task_store=task_store,
                                     round_fields=SWEEP_ROUND_FIELDS))
     return SensitivityResult(config, runs, sum(run.wall_time_s for run in runs))
 
 
-def recompute(config: Mapping[str, Any], n_tasks: int) -> list[dict[str, Any]]:
+def recompute(config: Mapping[str, Any], n_tasks: int,
+              task_store: str | Path | None = None) -> list[dict[str, Any]]:
     """The first ``n_tasks`` stored records of a sweep (every run), recomputed on the CPU."""
     sweep = SensitivityConfig.from_dict(config)
     short = replace(sweep, base=replace(sweep.base, n_tasks=n_tasks, device="cpu"))
-    return run_sensitivity(short).records
+    return run_sensitivity(short, task_store=task_store).records
 
 
 # ---------------------------------------------------------------------- comparing runs

@@ -18,7 +18,6 @@ from (revision, machine, time taken, how to regenerate). The results folder is
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -225,42 +224,6 @@ def obtain_all(configs: Mapping[Any, Any], folder: str | os.PathLike[str] | None
         raise FileNotFoundError(f"{len(problems)} stored result(s) missing or stale:\n"
                                 + "\n".join(problems))
     return out
-
-
-class StaleResultError(AssertionError):
-    """A stored result that the current code does not reproduce (:func:`check_fresh`)."""
-
-
-def check_fresh(name: str, folder: str | os.PathLike[str] | None = None,
-                n_tasks: int = 2) -> results.VerificationReport:
-    """Recompute the first ``n_tasks`` tasks of ``<folder>/<name>.json`` at the stored (paper)
-    scale on the CPU and require the same winners and every number to 1e-6 relative
-    (:func:`~fedlib.experiments.results.verify_result`).
-
-    Returns
-    -------
-    VerificationReport
-        When the file is fresh.
-
-    Raises
-    ------
-    StaleResultError
-        Naming the file, the first differences and the command that regenerates it.
-    FileNotFoundError
-        If the file does not exist.
-    """
-    folder = Path(folder) if folder is not None else results_dir()
-    report = results.verify_result(name, n_tasks, folder)
-    if report.ok:
-        return report
-    config = json.loads((folder / f"{name}.json").read_text())["config"]
-    shown = "\n  ".join(report.mismatches[:8])
-    more = len(report.mismatches) - 8
-    raise StaleResultError(
-        f"{folder / name}.json is stale: recomputing its first {n_tasks} tasks on the CPU "
-        f"gives other records ({len(report.mismatches)} difference(s); stored on "
-        f"{report.stored_device}):\n  {shown}" + (f"\n  ... and {more} more" if more > 0 else "")
-        + f"\nRegenerate it: {results.reproduce_command(config, folder)}")
 
 
 def table_configs(datasets: Iterable[str] = ("mnist", "fashion"),

@@ -295,6 +295,13 @@ class BatchedEngine:
         Validation samples evaluated at once; ``None`` sizes chunks by
         :data:`EVAL_CHUNK_BYTES`.
 
+    Notes
+    -----
+    On a GPU the engine turns TF32 off for matrix products and convolutions (process-wide:
+    ``torch.backends.cuda.matmul.allow_tf32`` and ``torch.backends.cudnn.allow_tf32``): with
+    TF32 a product rounds its inputs to 10-bit mantissas, and the results would drift from the
+    CPU's far beyond the cross-machine tolerance that stored results are verified with.
+
     Raises
     ------
     ValueError
@@ -328,6 +335,9 @@ class BatchedEngine:
             raise ValueError(f"eval_chunk must be at least 1, got {eval_chunk}")
         self.model = model
         self.device = resolve_device(device)
+        if self.device.type == "cuda":
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
         self.dtype = dtype
         self.eval_chunk = eval_chunk
         self._net = _NETS[model]

@@ -133,6 +133,11 @@ class RoundRecord:
         ``l_{-i} - l`` (0 when a single model was submitted).
     passed : numpy.ndarray of bool
         Outcome of the leave-one-out check.
+    margin : numpy.ndarray
+        ``delta_l - delta``: how far each decision lies from the threshold (pass iff >= 0; a
+        single submitted model passes whatever its margin). Verification on another machine
+        reads it to tell a decision that float noise can flip from one it cannot
+        (:mod:`fedlib.experiments.verification`).
     contrib : numpy.ndarray
         Round contributions, Eq. (3) max-normalised.
     mean_prob : numpy.ndarray
@@ -149,6 +154,7 @@ class RoundRecord:
     loss_all: float
     delta_l: np.ndarray
     passed: np.ndarray
+    margin: np.ndarray
     contrib: np.ndarray
     mean_prob: np.ndarray
     omega: np.ndarray
@@ -287,9 +293,9 @@ def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSet
             params = engine.aggregate(stacked, torch.from_numpy(omega))
         test_loss, test_acc = engine.evaluate(params, test_x, test_y)
         local = local_accuracies(engine, stacked, test_x, test_y) if local_accuracy else None
-        records.append(RoundRecord(loss_all, delta_l, passed, contrib,
-                                   contributions(P, weighted=False), omega, test_loss, test_acc,
-                                   local))
+        records.append(RoundRecord(loss_all, delta_l, passed, delta_l - options.delta,
+                                   contrib, contributions(P, weighted=False), omega, test_loss,
+                                   test_acc, local))
     n_pass = np.sum([r.passed for r in records], axis=0)
     n_fail = options.rounds - n_pass
     contribution = task_contributions(np.array([r.contrib for r in records]))

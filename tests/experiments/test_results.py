@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from fedlib.cli import main
-from fedlib.experiments import auction_sweeps, contribution, multitask, results
+from fedlib.experiments import auction_sweeps, contribution, multitask, results, verification
 from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.multitask import MultiTaskConfig
 
@@ -41,8 +41,9 @@ def test_saved_file_holds_provenance_and_records(stored):
     assert payload["fedlib_version"] and len(payload["git_revision"]) in (40, 7)
     assert payload["machine"]["device"] == "cpu" and payload["machine"]["cpu_count"] >= 1
     assert payload["wall_time_s"] == result.wall_time_s
-    assert payload["command"] == (f"python -m fedlib reproduce tables --dataset mnist --fast "
-                                  f"--device cpu --out {folder}")
+    assert payload["command"] == ("python -m fedlib reproduce --config "
+                                  "results/tables_mnist_ours_fast.json --out results")
+    assert payload["environment"]["device"] == "cpu" and payload["environment"]["threads"] == 1
     assert payload["records"] == json.loads(json.dumps(list(result.records)))
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no temporary file
 
@@ -81,8 +82,8 @@ def test_a_field_added_later_reads_as_its_default(stored, tmp_path):
 
 def test_verification_accepts_the_stored_result_and_catches_changes(stored, tmp_path):
     folder, path, _ = stored
-    report = results.verify_result(NAME, n_tasks=2, results_dir=folder)
-    assert report.ok and report.mismatches == () and report.stored_device == "cpu"
+    report = verification.verify_result(NAME, n_tasks=2, results_dir=folder)
+    assert report.ok and report.mismatches == () and report.tier == "same"
     copy = tmp_path / path.name
     copy.write_text(path.read_text())
 
@@ -92,25 +93,34 @@ def test_verification_accepts_the_stored_result_and_catches_changes(stored, tmp_
         return change
 
     _rewrite(copy, nudge(1 + 1e-9))
-    assert results.verify_result(NAME, results_dir=tmp_path).ok
+    assert verification.verify_result(NAME, results_dir=tmp_path).ok
     _rewrite(copy, nudge(1 + 1e-5))
-    report = results.verify_result(NAME, results_dir=tmp_path)
+    report = verification.verify_result(NAME, results_dir=tmp_path)
     assert not report.ok and report.mismatches[0].startswith("records[1].rounds.test_loss[0]")
     _rewrite(copy, lambda p: p["records"][0]["winners"].reverse())
-    assert any("winners" in m for m in results.verify_result(NAME, results_dir=tmp_path)
+    assert any("winners" in m for m in verification.verify_result(NAME, results_dir=tmp_path)
                .mismatches)
     with pytest.raises(FileNotFoundError):
-        results.verify_result("nothing_here", results_dir=tmp_path)
+        verification.verify_result("nothing_here", results_dir=tmp_path)
+
+
+def _differences(stored, fresh):
+    comparison = verification.Comparison({"default": verification.SAME_TOLERANCE})
+    comparison.values(stored, fresh, "records", "records")
+    return comparison.mismatches
 
 
 def test_compare():
-    assert results.compare({"a": [1, 2.0, True]}, {"a": [1, 2.0 + 1e-9, True]}) == []
-    assert results.compare([float("nan")], [float("nan")]) == []
-    assert results.compare([0.0], [0.0]) == []
-    assert results.compare({"a": 1}, {"a": 1.0}) == ["records.a: stored 1, recomputed 1.0"]
-    assert results.compare({"a": [1]}, {"a": [1, 2]}) == ["records.a: length 1 != 2"]
-    assert results.compare({"a": 1}, {"b": 1}) == ["records: keys ['a'] != ['b']"]
-    assert results.compare([True], [False]) == ["records[0]: stored True, recomputed False"]
+    assert _differences({"a": [1, 2.0, True]}, {"a": [1, 2.0 + 1e-9, True]}) == []
+    assert _differences([float("nan")], [float("nan")]) == []
+    assert _differences([0.0], [0.0]) == []
+    assert _differences({"a": 1}, {"a": 1.0}) == ["records.a: stored 1, recomputed 1.0"]
+    assert _differences({"a": [1]}, {"a": [1, 2]}) == ["records.a: length 1 != 2"]
+    assert _differences({"a": 1}, {"b": 1}) == ["records: keys ['a'] != ['b']"]
+    assert _differences([True], [False]) == ["records[0]: stored True, recomputed False"]
+    # A record stored before margins were kept is compared without them.
+    assert _differences({"a": 1}, {"a": 1, "margin": [0.5]}) == []
+    assert _differences([float("nan")], [1.0]) == ["records[0]: stored nan, recomputed 1.0"]
 
 
 def test_commands_for_every_stored_experiment():
@@ -134,7 +144,8 @@ def test_reproduce_tables_runs_all_five_mechanisms_in_parallel(data_root, tmp_pa
     names = sorted(p.name for p in tmp_path.glob("*.json"))
     assert names == sorted(f"tables_mnist_{m}_fast.json" for m in multitask.TABLE_MECHANISMS)
     assert not list((tmp_path / ".checkpoints").iterdir())
-    assert results.verify_result("tables_mnist_vanilla_fast", n_tasks=1, results_dir=tmp_path).ok
+    assert verification.verify_result("tables_mnist_vanilla_fast", n_tasks=1,
+                                      results_dir=tmp_path).ok
     assert "share dacc 1.0" in capsys.readouterr().out
     # A restarted command keeps what is finished and recomputes a file of another config.
     ours = tmp_path / "tables_mnist_ours_fast.json"
@@ -173,7 +184,7 @@ def test_reproduce_contribution_and_verify(data_root, tmp_path):
     config = contribution.fast_config(ContributionConfig(device="cpu"))
     loaded = results.load_result("contribution_mnist_fast", config, tmp_path)
     assert [(r["seed"], r["case"]) for r in loaded.records] == [(0, 1), (0, 2)]
-    assert results.verify_result("contribution_mnist_fast", results_dir=tmp_path).ok
+    assert verification.verify_result("contribution_mnist_fast", results_dir=tmp_path).ok
     result = contribution.ContributionResult.from_stored(loaded.config, loaded.records, 0.0)
     case1 = result.summary(1)
     for metric in ("contribution", "benchmark", "mean_prob", "local_acc"):
@@ -194,7 +205,7 @@ def test_reproduce_mechanisms_stores_verifiable_sweeps(tmp_path):
     assert main(["reproduce", "mechanisms", "--fast", "--out", str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.glob("*.json")) == [
         "mechanisms_budget_fast.json", "mechanisms_workers_fast.json"]
-    assert results.verify_result("mechanisms_budget_fast", results_dir=tmp_path).ok
+    assert verification.verify_result("mechanisms_budget_fast", results_dir=tmp_path).ok
 
 
 def test_reproduce_rejects_bad_arguments(tmp_path):
@@ -222,4 +233,4 @@ def test_reproduce_adversarial_saves_a_verifiable_scenario(data_root, tmp_path, 
     assert main(["reproduce", "adversarial", "--fast", "--device", "cpu", "--jobs", "1",
                  "--out", str(tmp_path)]) == 0
     assert "mechanisms ours, rrafl, reputation_greedy" in capsys.readouterr().out
-    assert results.verify_result("adversarial_mnist_fast", n_tasks=1, results_dir=tmp_path).ok
+    assert verification.verify_result("adversarial_mnist_fast", n_tasks=1, results_dir=tmp_path).ok

@@ -1,0 +1,99 @@
+"""The environment a result is computed in, as far as it decides the float rounding.
+
+float32 training gives slightly different numbers on another CPU model, another instruction set
+that torch dispatches to, another torch or numpy build, another thread count or a GPU, and the
+differences grow through training. A stored result therefore records the :func:`fingerprint`
+of the environment that made it, and verification compares the recomputing environment's
+fingerprint with it (:mod:`fedlib.experiments.verification`): the same fingerprint must
+reproduce every number to 1e-6, another one only to the measured cross-machine drift.
+
+The fingerprint holds the device (and GPU name, with the TF32 switches), the CPU's vendor and
+model, the instruction set level torch's CPU kernels dispatch to
+(``torch.backends.cpu.get_cpu_capability()``), the variables that lower the level of the
+math libraries (:data:`ISA_VARIABLES`), the torch and numpy versions, the torch threads of the
+run, and the SHA-256 of the lock file (:data:`LOCK_FILE`) that pinned the rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from fedlib.book import ROOT
+from fedlib.fl.device import resolve_device
+
+#: Every package of the environment that made the stored results, pinned with hashes.
+LOCK_FILE = ROOT / "requirements.lock"
+#: Environment variables that change which CPU kernels torch, MKL and oneDNN run.
+ISA_VARIABLES = ("ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA")
+
+
+def _cpuinfo(field: str) -> str | None:
+    cpuinfo = Path("/proc/cpuinfo")
+    if not cpuinfo.exists():
+        return None
+    for line in cpuinfo.read_text().splitlines():
+        if line.split(":", 1)[0].strip() == field:
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def lock_hash(path: str | os.PathLike[str] = LOCK_FILE) -> str | None:
+    """SHA-256 of the lock file, None where there is none (an installed package)."""
+    path = Path(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+
+
+def fingerprint(device: str | torch.device = "cpu", threads: int = 1) -> dict[str, Any]:
+    """What decides the float rounding of a run on ``device`` with ``threads`` torch threads.
+
+    Returns
+    -------
+    dict
+        ``device``, ``device_name``, ``tf32`` (GPU only: whether matrix products and
+        convolutions may use TF32), ``cpu_vendor``, ``cpu_model``, ``isa``, ``isa_overrides``
+        (the :data:`ISA_VARIABLES` that are set), ``torch``, ``numpy``, ``threads`` and
+        ``lock_sha256``.
+    """
+    resolved = resolve_device(device)
+    cpu_model = _cpuinfo("model name") or platform.processor() or platform.machine()
+    out: dict[str, Any] = {
+        "device": resolved.type,
+        "device_name": (torch.cuda.get_device_name(resolved) if resolved.type == "cuda"
+                        else cpu_model),
+        "cpu_vendor": _cpuinfo("vendor_id") or platform.machine(),
+        "cpu_model": cpu_model,
+        "isa": torch.backends.cpu.get_cpu_capability(),
+        "isa_overrides": {name: os.environ[name] for name in ISA_VARIABLES
+                          if os.environ.get(name)},
+        "torch": torch.__version__, "numpy": np.__version__, "threads": int(threads),
+        "lock_sha256": lock_hash(),
+    }
+    if resolved.type == "cuda":
+        out["tf32"] = {"matmul": torch.backends.cuda.matmul.allow_tf32,
+                       "cudnn": torch.backends.cudnn.allow_tf32}
+    return out
+
+
+def describe(environment: dict[str, Any] | None) -> str:
+    """One line for a person: ``"AMD EPYC (AuthenticAMD, AVX2), torch ..., numpy ..., ..."``."""
+    if environment is None:
+        return "an environment that was not recorded"
+    where = f"{environment['cpu_model']} ({environment['cpu_vendor']}, {environment['isa']}"
+    where += "".join(f", {k}={v}" for k, v in environment["isa_overrides"].items()) + ")"
+    if environment["device"] != "cpu":
+        where = f"{environment['device_name']} on {where}"
+    lock = environment["lock_sha256"]
+    return (f"{where}, torch {environment['torch']}, numpy {environment['numpy']}, "
+            f"{environment['threads']} thread(s), lock {lock[:12] if lock else 'none'}")
+
+
+def same_environment(stored: dict[str, Any] | None, current: dict[str, Any]) -> bool:
+    """True when a stored result's environment is ``current`` (None, unrecorded: never)."""
+    return stored is not None and stored == current

@@ -1,0 +1,485 @@
+"""Verifying a stored result: recompute its first tasks and compare, on its own machine or another.
+
+A stored result (:mod:`fedlib.experiments.results`) records the :func:`fingerprint
+<fedlib.experiments.environment.fingerprint>` of the environment that made it. Verification
+recomputes the first tasks of the stored configuration on the CPU and compares them under one
+of two tiers:
+
+* ``"same"``: this environment has the stored fingerprint. Every number must agree to 1e-6
+  relative and every discrete outcome (winners, leave-one-out decisions, counts) exactly: a
+  difference means the code changed.
+* ``"foreign"``: another CPU model, instruction set, torch or numpy build, thread count or a GPU.
+  float32 kernels round differently there and the differences grow through training, so the
+  numbers must agree to the cross-machine tolerance :data:`FOREIGN_TOLERANCE`, measured
+  between machines (``benchmarks/cross_machine_drift.py``; its runs are in
+  ``benchmarks/recorded/``) and set well above that drift. Every discrete outcome must agree
+  too, **up to the first near tie**: a leave-one-out decision whose margin ``delta_l - delta``
+  in the recomputation lies within :data:`NEAR_TIE` of 0, or an auction whose stored inputs give
+  the stored winners and whose recomputed inputs (within tolerance of the stored ones) give
+  others. There float noise decides, the two runs legitimately part, and verification stops,
+  reporting the verified prefix (task, round). A decision that differs with a large margin, or
+  a number beyond the tolerance before the first near tie, is a failure; so is a prefix shorter
+  than :data:`MIN_PREFIX` rounds of the first task.
+
+``FEDLIB_VERIFY_TIER=foreign`` (or ``same``) forces a tier; the default ``auto`` picks it from the
+fingerprints. A result stored before fingerprints were recorded is verified under the foreign
+tier.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from fedlib.experiments import environment, results
+from fedlib.experiments.multitask import MultiTaskConfig, auction
+
+Tier = Literal["same", "foreign"]
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """``|stored - recomputed| <= atol + rtol * |stored|``."""
+
+    rtol: float
+    atol: float
+
+    def holds(self, stored: float, fresh: float) -> bool:
+        return abs(stored - fresh) <= self.allowed(stored)
+
+    def allowed(self, stored: float) -> float:
+        """The largest difference this tolerance accepts at ``stored``."""
+        return self.atol + self.rtol * abs(stored)
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A tolerance that grows with the training behind a value, as float noise does.
+
+    ``rtol`` and ``atol`` after one round of training, times ``growth`` for every further
+    round, at most ``cap``: float32 differences between machines start near the rounding error
+    and grow by a roughly constant factor per round (slowly for the MNIST model, about fourfold
+    per round for the near-chance LeNet-5 of Fashion-MNIST), so a fixed tolerance would either
+    reject the last rounds or accept any change in the first ones.
+    """
+
+    rtol: float
+    atol: float
+    growth: float = 1.0
+    cap: float = math.inf
+
+    def after(self, rounds: int) -> Tolerance:
+        """The tolerance of a value with ``rounds`` rounds of training behind it."""
+        scale = self.growth ** max(rounds - 1, 0)
+        return Tolerance(min(self.cap, self.rtol * scale), min(self.cap, self.atol * scale))
+
+
+#: The same environment: every number to 1e-6 relative (and 1e-12 absolute, for exact zeros).
+SAME_TOLERANCE = {"default": Drift(1e-6, 1e-12)}
+#: Cross-machine tolerances by family of run (:func:`family`) and record field (``default`` for
+#: the others: contributions, reputations, payments, bids). Each is about 10 times the envelope
+#: of the drift measured between CPU kinds on the stored files
+#: (``benchmarks/recorded/cross_machine_drift.txt``), so that a real change of the code (the
+#: mutations of ``tests/experiments/test_verification.py``) still fails.
+FOREIGN_TOLERANCE: dict[str, dict[str, Drift]] = {
+    "numpy": {"default": Drift(1e-9, 1e-12)},
+    "mnist": {
+        "default": Drift(1e-4, 1e-7, 1.5, 1.0),
+        "omega": Drift(0.0, 1e-4, 1.5, 1.0),
+        "margin": Drift(0.0, 1e-6, 1.5, 1.0),
+        "test_loss": Drift(1e-5, 0.0, 1.5, 1.0),
+        "test_acc": Drift(0.0, 1e-3, 1.5, 1.0),
+    },
+    "fashion": {
+        "default": Drift(1e-5, 1e-7, 4.0, 1.0),
+        "omega": Drift(0.0, 3e-5, 4.0, 1.0),
+        "margin": Drift(0.0, 1e-6, 4.0, 1.0),
+        "test_loss": Drift(3e-6, 0.0, 4.0, 1.0),
+        "test_acc": Drift(0.0, 1e-3, 4.0, 1.0),
+    },
+}
+#: The near-tie width of a leave-one-out decision's margin, by family: a decision whose
+#: recomputed margin lies within it may flip on another machine.
+NEAR_TIE: dict[str, float] = {"numpy": 0.0, "mnist": 1e-4, "fashion": 2e-3}
+#: The least a verification must cover: the first task's first 3 rounds.
+MIN_PREFIX = (0, 3)
+#: Round fields that new results store and recomputations always give; an older stored record
+#: that lacks them is compared without them.
+EVIDENCE = ("passed", "margin")
+#: Record fields that hold discrete decisions (compared exactly, in the order of the run).
+_DECISIONS = ("task", "winners", "rounds", "n_pass", "n_fail")
+
+
+def family(config: Mapping[str, Any]) -> str:
+    """The tolerance family of a stored configuration: its dataset (``"mnist"``, the fully
+    connected model, or ``"fashion"``, LeNet-5, whose near-chance runs are chaotic), or
+    ``"numpy"`` for the auction sweeps, which train nothing (float64 numpy only)."""
+    dataset = config.get("dataset") or config.get("base", {}).get("dataset")
+    return str(dataset) if dataset else "numpy"
+
+
+def requested_tier() -> Literal["auto", "same", "foreign"]:
+    """``FEDLIB_VERIFY_TIER``: ``auto`` (default), ``same`` or ``foreign``."""
+    chosen = os.environ.get("FEDLIB_VERIFY_TIER", "auto") or "auto"
+    if chosen not in ("auto", "same", "foreign"):
+        raise ValueError(f"FEDLIB_VERIFY_TIER must be 'auto', 'same' or 'foreign', got "
+                         f"{chosen!r}")
+    return chosen  # type: ignore[return-value]
+
+
+@dataclass
+class Comparison:
+    """Differences found so far, and the largest difference of each field.
+
+    Attributes
+    ----------
+    drifts : dict
+        Field name to :class:`Drift` (``"default"`` for the others).
+    mismatches : list of str
+    drift : dict
+        (field name, rounds of training behind) to the (largest absolute, largest relative)
+        difference seen.
+    headroom : float
+        The largest difference as a fraction of what its tolerance allowed (above 1: a mismatch).
+    """
+
+    drifts: Mapping[str, Drift]
+    mismatches: list[str] = field(default_factory=list)
+    drift: dict[tuple[str, int], tuple[float, float]] = field(default_factory=dict)
+    headroom: float = 0.0
+
+    def values(self, stored: Any, fresh: Any, where: str, name: str, rounds: int = 1) -> None:
+        """Compare two JSON-like values: structure, ints, bools and strings exactly, floats by
+        the tolerance of ``name`` after ``rounds`` rounds of training (NaN equals NaN); a dict
+        may lack :data:`EVIDENCE` keys that the recomputation has."""
+        if isinstance(stored, dict) and isinstance(fresh, dict):
+            extra = set(fresh) - set(stored) - set(EVIDENCE)
+            if set(stored) - set(fresh) or extra:
+                self.mismatches.append(f"{where}: keys {sorted(stored)} != {sorted(fresh)}")
+                return
+            for key in stored:
+                self.values(stored[key], fresh[key], f"{where}.{key}", key, rounds)
+        elif isinstance(stored, list) and isinstance(fresh, list):
+            if len(stored) != len(fresh):
+                self.mismatches.append(f"{where}: length {len(stored)} != {len(fresh)}")
+                return
+            for i, (a, b) in enumerate(zip(stored, fresh, strict=True)):
+                self.values(a, b, f"{where}[{i}]", name, rounds)
+        elif isinstance(stored, float) and isinstance(fresh, float):
+            self._float(stored, fresh, where, name, rounds)
+        elif type(stored) is not type(fresh) or stored != fresh:
+            self.mismatches.append(f"{where}: stored {stored!r}, recomputed {fresh!r}")
+
+    def _float(self, stored: float, fresh: float, where: str, name: str, rounds: int) -> None:
+        if math.isnan(stored) or math.isnan(fresh):
+            if not (math.isnan(stored) and math.isnan(fresh)):
+                self.mismatches.append(f"{where}: stored {stored!r}, recomputed {fresh!r}")
+            return
+        gap = abs(stored - fresh)
+        relative = gap / abs(stored) if stored else (0.0 if gap == 0 else math.inf)
+        largest = self.drift.get((name, rounds), (0.0, 0.0))
+        self.drift[name, rounds] = (max(largest[0], gap), max(largest[1], relative))
+        tolerance = self.drifts.get(name, self.drifts["default"]).after(rounds)
+        allowed = tolerance.allowed(stored)
+        if gap:
+            self.headroom = max(self.headroom, gap / allowed if allowed else math.inf)
+        if gap > allowed:
+            self.mismatches.append(f"{where}: stored {stored!r}, recomputed {fresh!r} (after "
+                                   f"{rounds} round(s) of training the tolerance is "
+                                   f"{allowed:.2g})")
+
+    def by_field(self) -> dict[str, tuple[float, float]]:
+        """Field name to the (largest absolute, largest relative) difference, over all rounds."""
+        out: dict[str, tuple[float, float]] = {}
+        for (name, _), (gap, relative) in self.drift.items():
+            seen = out.get(name, (0.0, 0.0))
+            out[name] = (max(seen[0], gap), max(seen[1], relative))
+        return out
+
+    def largest(self) -> str:
+        """The largest relative difference seen, with its field, for a report."""
+        fields = self.by_field()
+        if not fields:
+            return "none"
+        name, (gap, relative) = max(fields.items(), key=lambda item: item[1][1])
+        return (f"{relative:.2g} relative ({gap:.2g} absolute) in {name}; at most "
+                f"{self.headroom:.2g} of the tolerance")
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Where a run's verification stopped at a near tie: ``round`` None means the auction."""
+
+    run: int
+    task: int
+    round: int | None
+    why: str
+
+    def covers(self, prefix: tuple[int, int]) -> bool:
+        """True when the verified part reaches ``prefix`` = (task, rounds)."""
+        rounds = -1 if self.round is None else self.round
+        return (self.task, rounds) >= prefix
+
+    def __str__(self) -> str:
+        at = "its auction" if self.round is None else f"round {self.round}"
+        return f"run {self.run}: verified up to task {self.task}, {at}: {self.why}"
+
+
+def _loo_flip(stored: Mapping[str, Any], fresh: Mapping[str, Any], near: float,
+              where: str) -> tuple[int | None, list[float], str]:
+    """The first leave-one-out decision of a task that differs: its round, the recomputed
+    margins of the decisions that differ there, and a problem when one of them lies beyond the
+    near-tie width (empty for a near tie); ``(None, [], "")`` when none differs."""
+    margins = fresh["rounds"]["margin"]
+    if "passed" in stored["rounds"]:
+        for r, (a, b) in enumerate(zip(stored["rounds"]["passed"], fresh["rounds"]["passed"],
+                                       strict=True)):
+            flipped = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+            if flipped:
+                seen = [margins[r][i] for i in flipped]
+                if all(abs(m) <= near for m in seen):
+                    return r, seen, ""
+                return r, seen, (f"{where}, round {r}: the leave-one-out decision of winner(s) "
+                                 f"{flipped} differs with margin(s) {seen}, beyond the near-tie "
+                                 f"width {near:g}")
+        return None, [], ""
+    # Results stored before per-round decisions were kept: the pass counts show a flip.
+    changed = [i for i, (x, y) in enumerate(zip(stored["n_pass"], fresh["n_pass"], strict=True))
+               if x != y]
+    if not changed:
+        return None, [], ""
+    for r, row in enumerate(margins):
+        close = [row[i] for i in changed if abs(row[i]) <= near]
+        if close:
+            return r, close, ""
+    return None, [], (f"{where}: the pass counts of winner(s) {changed} differ and none of "
+                      f"their decisions lies within the near-tie width {near:g}")
+
+
+def walk_run(config: MultiTaskConfig, stored: Sequence[Mapping[str, Any]],
+             fresh: Sequence[Mapping[str, Any]], comparison: Comparison, near: float,
+             run: int = 0) -> Stop | None:
+    """Compare one multi-task run task by task, round by round, up to its first near tie.
+
+    Returns
+    -------
+    Stop or None
+        Where a near tie stopped the comparison (None: every task compared). Differences
+        beyond the tolerance and decisions that differ with a large margin are appended to
+        ``comparison.mismatches``.
+    """
+    Re_stored = np.full(config.daccs.size, config.initial_reputation)
+    per_task = config.task.rounds
+    for s, f in zip(stored, fresh, strict=True):
+        t, where = s["task"], f"run {run}, task {s['task']}"
+        # Rounds of training behind the task's first model: none with a fresh model per task.
+        behind = 0 if config.fresh_model else t * per_task
+        comparison.values(s["task"], f["task"], f"{where}.task", "task")
+        comparison.values(s["bids"], f["bids"], f"{where}.bids", "bids")
+        if s["winners"] != f["winners"]:
+            if auction(config, t, Re_stored).winners.tolist() != s["winners"]:
+                comparison.mismatches.append(
+                    f"{where}: the auction, given the stored reputations, no longer selects the "
+                    f"stored winners {s['winners']}")
+                return None
+            return Stop(run, t, None, f"reputations within tolerance select winners "
+                                      f"{f['winners']} instead of {s['winners']}")
+        flip, margins, problem = _loo_flip(s, f, near, where)
+        if problem:
+            comparison.mismatches.append(problem)
+            return None
+        compared = per_task if flip is None else flip
+        for key, values in s["rounds"].items():
+            for r in range(compared if key != "passed" else 0):
+                comparison.values(values[r], f["rounds"][key][r], f"{where}.rounds.{key}[{r}]",
+                                  key, behind + r + 1)
+        if flip is not None:
+            return Stop(run, t, flip, "a leave-one-out decision differs, with margin(s) "
+                                      f"{', '.join(f'{m:.2g}' for m in margins)} within the "
+                                      f"near-tie width {near:g}")
+        for key in s:
+            if key not in (*_DECISIONS, "bids"):
+                comparison.values(s[key], f[key], f"{where}.{key}", key, behind + per_task)
+        for key in ("n_pass", "n_fail"):
+            comparison.values(s[key], f[key], f"{where}.{key}", key)
+        Re_stored = np.array(s["Re"])
+    return None
+
+
+@dataclass(frozen=True)
+class VerificationReport:
+    """The outcome of :func:`verify_result`.
+
+    Attributes
+    ----------
+    name : str
+    tier : {"same", "foreign"}
+        The rule that ran (see the module docstring).
+    ok : bool
+    n_tasks : int
+        Tasks recomputed.
+    mismatches : tuple of str
+        Differences beyond the tier's tolerance, decisions that differ with a large margin,
+        and a verified prefix shorter than :data:`MIN_PREFIX` (empty when ``ok``).
+    stops : tuple of Stop
+        Runs whose comparison stopped at a near tie (foreign tier only).
+    largest : str
+        The largest relative difference seen over the compared part.
+    drift : dict
+        Field name to (largest absolute, largest relative) difference.
+    stored_environment, environment : str
+        Who made the stored file, and who recomputed it (:func:`environment.describe`).
+    seconds : float
+        Time the recomputation took.
+    """
+
+    name: str
+    tier: Tier
+    ok: bool
+    n_tasks: int
+    mismatches: tuple[str, ...]
+    stops: tuple[Stop, ...]
+    largest: str
+    drift: dict[str, tuple[float, float]]
+    stored_environment: str
+    environment: str
+    seconds: float
+
+
+def _runs(config: Mapping[str, Any], stored: Sequence[Mapping[str, Any]],
+          fresh: Sequence[Mapping[str, Any]]) -> list[tuple[MultiTaskConfig, list, list]] | None:
+    """The multi-task runs of a stored configuration with their stored and recomputed records
+    (None for the contribution experiment, whose records are single tasks)."""
+    built = results.experiment(config).from_dict(config)
+    if isinstance(built, MultiTaskConfig):
+        return [(built, list(stored), list(fresh))]
+    if not hasattr(built, "run_configs"):
+        return None
+    # Task-major records of several runs (multitask.task_major).
+    return [(run, [r["runs"][i] for r in stored], [r["runs"][i] for r in fresh])
+            for i, run in enumerate(built.run_configs())]
+
+
+def compare_records(config: Mapping[str, Any], stored: Sequence[Mapping[str, Any]],
+                    fresh: Sequence[Mapping[str, Any]],
+                    tier: Tier) -> tuple[Comparison, tuple[Stop, ...]]:
+    """Compare recomputed records with the stored ones under ``tier``.
+
+    Under ``"same"`` everything is compared to :data:`SAME_TOLERANCE`; under ``"foreign"``
+    every multi-task run is walked (:func:`walk_run`) with the tolerance and near-tie width of
+    its :func:`family`; records of other experiments are compared field by field.
+    """
+    if tier == "same":
+        comparison = Comparison(SAME_TOLERANCE)
+        comparison.values(list(stored), list(fresh), "records", "records")
+        return comparison, ()
+    kind = family(config)
+    comparison = Comparison(FOREIGN_TOLERANCE[kind])
+    if len(stored) != len(fresh):
+        comparison.mismatches.append(f"records: length {len(stored)} != {len(fresh)}")
+        return comparison, ()
+    runs = _runs(config, stored, fresh)
+    if runs is None:  # one fresh task per record (the contribution experiment)
+        rounds = config.get("task", {}).get("rounds", 1)
+        comparison.values(list(stored), list(fresh), "records", "records", rounds)
+        return comparison, ()
+    stops = [walk_run(run, s, f, comparison, NEAR_TIE[kind], i)
+             for i, (run, s, f) in enumerate(runs)]
+    found = tuple(stop for stop in stops if stop is not None)
+    comparison.mismatches.extend(
+        f"{stop} -- shorter than the least verified prefix (task {MIN_PREFIX[0]}, "
+        f"{MIN_PREFIX[1]} rounds)" for stop in found if not stop.covers(MIN_PREFIX))
+    return comparison, found
+
+
+def verify_result(name: str, n_tasks: int = 2,
+                  results_dir: str | os.PathLike[str] = "results", *,
+                  tier: Tier | None = None,
+                  task_store: str | os.PathLike[str] | None = None) -> VerificationReport:
+    """Recompute the first ``n_tasks`` tasks of a stored result on the CPU and compare.
+
+    Parameters
+    ----------
+    name : str
+        The file ``<results_dir>/<name>.json``.
+    n_tasks : int, default 2
+    results_dir : path
+    tier : {"same", "foreign"}, optional
+        Default: ``FEDLIB_VERIFY_TIER`` if it forces one, else ``"same"`` when this
+        environment has the stored fingerprint and ``"foreign"`` otherwise.
+    task_store : path, optional
+        A :class:`~fedlib.experiments.task_store.TaskStore` folder shared by several
+        verifications (e.g. the RRAFL file reads the tasks of ours, which hires the same
+        winners); tasks are keyed by all their inputs, so the records are the same.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the result does not exist.
+    """
+    path = Path(results_dir) / f"{name}.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
+    payload = json.loads(path.read_text())
+    config = payload["config"]
+    here = environment.fingerprint("cpu", config.get("threads", 1))
+    stored_environment = payload.get("environment")
+    if tier is None:
+        forced = requested_tier()
+        same = environment.same_environment(stored_environment, here)
+        tier = ("same" if same else "foreign") if forced == "auto" else forced
+    began = time.perf_counter()
+    recompute = results.experiment(config).recompute
+    store = None if task_store is None else str(task_store)
+    fresh = json.loads(json.dumps(recompute(config, n_tasks, store)))
+    comparison, stops = compare_records(config, payload["records"][:n_tasks], fresh, tier)
+    return VerificationReport(
+        name, tier, not comparison.mismatches, n_tasks, tuple(comparison.mismatches), stops,
+        comparison.largest(), comparison.by_field(),
+        environment.describe(stored_environment) if stored_environment else
+        f"{payload['machine']['cpu']}, torch {payload['machine']['torch']} (not fingerprinted)",
+        environment.describe(here), time.perf_counter() - began)
+
+
+class StaleResultError(AssertionError):
+    """A stored result that the current code does not reproduce (:func:`check_fresh`)."""
+
+
+def check_fresh(name: str, folder: str | os.PathLike[str], n_tasks: int = 2, *,
+                tier: Tier | None = None,
+                task_store: str | os.PathLike[str] | None = None) -> VerificationReport:
+    """:func:`verify_result`, raising :class:`StaleResultError` when it fails.
+
+    The message names the tier, the first differences and what to do: under the same tier
+    (this environment made the file) regenerate it; under the foreign tier, replay the stored
+    configuration into another folder and compare, since the file is not this machine's to
+    overwrite.
+    """
+    report = verify_result(name, n_tasks, folder, tier=tier, task_store=task_store)
+    if report.ok:
+        return report
+    path = Path(folder) / f"{name}.json"
+    shown = "\n  ".join(report.mismatches[:8])
+    more = len(report.mismatches) - 8
+    differences = (f"({len(report.mismatches)} difference(s); largest {report.largest})"
+                   f":\n  {shown}" + (f"\n  ... and {more} more" if more > 0 else ""))
+    if report.tier == "same":
+        raise StaleResultError(
+            f"{path} is stale: recomputing its first {n_tasks} tasks in the environment that "
+            f"made it ({report.environment}) gives other records {differences}\nRegenerate "
+            f"it: {results.replay_command(path, folder)}")
+    raise StaleResultError(
+        f"{path} differs beyond the cross-machine tolerance: its first {n_tasks} tasks "
+        f"recomputed here ({report.environment}) disagree with the file, made on "
+        f"{report.stored_environment}, by more than the measured drift between machines "
+        f"{differences}\nDo not overwrite {folder}: replay the stored configuration into "
+        f"another folder and compare the two, "
+        f"{results.replay_command(path, '/tmp/fedlib-replay')}")

@@ -1,0 +1,228 @@
+"""Two tiers of verification: the same environment to 1e-6, another one within the measured
+cross-machine tolerance up to the first near tie; and the mutations the foreign tier must reject.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from fedlib.experiments import environment, multitask, results, verification
+from fedlib.experiments.multitask import MultiTaskConfig
+from fedlib.experiments.verification import Comparison, Drift, Stop, Tolerance
+from fedlib.mechanism import mechanisms
+
+FAST = multitask.fast_config(MultiTaskConfig(dataset="mnist", device="cpu"))
+NAME = multitask.result_name(FAST)
+NEAR = verification.NEAR_TIE["mnist"]
+
+
+def test_tolerance_is_relative_plus_absolute():
+    tol = Tolerance(1e-3, 1e-6)
+    assert tol.holds(1.0, 1.0009) and not tol.holds(1.0, 1.0011)
+    assert tol.holds(0.0, 9e-7) and not tol.holds(0.0, 2e-6)
+
+
+def test_a_drift_grows_per_round_up_to_its_cap():
+    drift = Drift(1e-6, 1e-8, growth=4.0, cap=0.5)
+    assert drift.after(1) == Tolerance(1e-6, 1e-8) == drift.after(0)
+    assert drift.after(3).rtol == pytest.approx(1.6e-5) and drift.after(3).atol == 1.6e-7
+    assert drift.after(40) == Tolerance(0.5, 0.5)
+
+
+def test_a_later_round_of_a_chaotic_run_is_allowed_more():
+    comparison = Comparison(verification.FOREIGN_TOLERANCE["fashion"])
+    comparison.values(2.0, 2.0 * (1 + 1e-3), "loss", "test_loss", rounds=1)
+    assert len(comparison.mismatches) == 1 and "tolerance is" in comparison.mismatches[0]
+    comparison.values(2.0, 2.0 * (1 + 1e-3), "loss", "test_loss", rounds=9)
+    assert len(comparison.mismatches) == 1 and comparison.headroom > 1
+
+
+def test_comparison_uses_the_tolerance_of_each_field():
+    comparison = Comparison({"default": Drift(0.0, 0.0), "omega": Drift(0.0, 0.1)})
+    comparison.values({"omega": [0.5], "re": [0.5]}, {"omega": [0.55], "re": [0.5]}, "r", "r")
+    assert comparison.mismatches == []
+    assert comparison.by_field()["omega"] == pytest.approx((0.05, 0.1))
+    assert set(comparison.drift) == {("omega", 1), ("re", 1)}
+    comparison.values({"re": [0.5]}, {"re": [0.50001]}, "r", "r")
+    assert comparison.mismatches[0].startswith("r.re[0]: stored 0.5, recomputed 0.50001")
+    assert "in omega" in comparison.largest()
+    comparison.values({"a": 1}, {"a": 1, "extra": 2}, "r", "r")  # not evidence: a mismatch
+    assert comparison.mismatches[-1].startswith("r: keys")
+
+
+def _task(passed, margins, n_pass=None, winners=(0, 1), test_loss=(1.0, 0.9)):
+    """A task record of two winners over two rounds (hand-made)."""
+    return {"task": 0, "winners": list(winners), "bids": [1.0, 2.0], "payments": [1.0, 1.0],
+            "contribution": [0.5, 0.4], "n_pass": n_pass or [sum(r[0] for r in passed),
+                                                              sum(r[1] for r in passed)],
+            "n_fail": [0, 0], "re": [0.3, 0.2], "Re": [0.5, 0.5],
+            "rounds": {"passed": passed, "margin": margins, "test_loss": list(test_loss)}}
+
+
+def test_a_flip_within_the_near_tie_width_stops_the_comparison():
+    stored = _task([[True, True], [True, True]], [[0.1, 0.2], [0.1, NEAR / 2]])
+    fresh = _task([[True, True], [True, False]], [[0.1, 0.2], [0.1, -NEAR / 2]],
+                  test_loss=(1.0, 5.0))  # round 1 is past the stop: not compared
+    assert verification._loo_flip(stored, fresh, NEAR, "t") == (1, [-NEAR / 2], "")
+    flipped = _task([[True, True], [True, False]], [[0.1, 0.2], [0.1, -10 * NEAR]])
+    round_, _, problem = verification._loo_flip(stored, flipped, NEAR, "t")
+    assert round_ == 1 and "differs with margin(s)" in problem
+    comparison = Comparison(verification.FOREIGN_TOLERANCE["mnist"])
+    stop = verification.walk_run(MultiTaskConfig(groups=((1.0, 2),), device="cpu"), [stored],
+                                 [fresh], comparison, NEAR)
+    assert (stop.task, stop.round) == (0, 1) and "within the near-tie width" in stop.why
+
+
+def test_an_old_record_without_decisions_is_judged_by_its_pass_counts():
+    stored = _task([[True, True], [True, True]], [[0.1, 0.2], [0.1, 0.2]])
+    for key in ("passed", "margin"):
+        del stored["rounds"][key]
+    near_tie = _task([[True, True], [True, False]], [[0.1, 0.2], [0.1, -NEAR / 3]])
+    assert verification._loo_flip(stored, near_tie, NEAR, "t") == (1, [-NEAR / 3], "")
+    clear = _task([[True, True], [True, False]], [[0.1, 0.2], [0.1, -1.0]])
+    assert "none of their decisions" in verification._loo_flip(stored, clear, NEAR, "t")[2]
+
+
+def _auction_record(config, Re):
+    allocation = multitask.auction(config, 0, Re)
+    return {"task": 0, "winners": allocation.winners.tolist(),
+            "bids": multitask._draw_bids(config, 0).tolist()}
+
+
+def test_other_winners_are_a_near_tie_only_if_the_stored_inputs_give_the_stored_ones():
+    config = MultiTaskConfig(device="cpu")
+    Re = np.full(30, config.initial_reputation)
+    stored = _auction_record(config, Re)
+    fresh = {**stored, "winners": stored["winners"][:-1]}
+    comparison = Comparison(verification.FOREIGN_TOLERANCE["mnist"])
+    stop = verification.walk_run(config, [stored], [fresh], comparison, NEAR)
+    assert stop == Stop(0, 0, None, stop.why) and comparison.mismatches == []
+    tampered = {**stored, "winners": stored["winners"][::-1]}
+    comparison = Comparison(verification.FOREIGN_TOLERANCE["mnist"])
+    assert verification.walk_run(config, [tampered], [stored], comparison, NEAR) is None
+    assert "no longer selects the stored winners" in comparison.mismatches[0]
+
+
+def test_a_stop_covers_a_prefix():
+    assert Stop(0, 0, 3, "").covers((0, 3)) and not Stop(0, 0, 2, "").covers((0, 3))
+    assert Stop(0, 1, None, "").covers((0, 3)) and not Stop(0, 0, None, "").covers((0, 1))
+
+
+def test_the_tier_can_be_forced(monkeypatch):
+    monkeypatch.setenv("FEDLIB_VERIFY_TIER", "foreign")
+    assert verification.requested_tier() == "foreign"
+    monkeypatch.setenv("FEDLIB_VERIFY_TIER", "sideways")
+    with pytest.raises(ValueError, match="FEDLIB_VERIFY_TIER"):
+        verification.requested_tier()
+
+
+def test_the_fingerprint_names_what_decides_the_rounding(monkeypatch):
+    here = environment.fingerprint("cpu", 1)
+    assert {"cpu_vendor", "cpu_model", "isa", "torch", "numpy", "threads",
+            "lock_sha256"} <= set(here)
+    assert environment.same_environment(here, environment.fingerprint("cpu", 1))
+    assert not environment.same_environment(here, environment.fingerprint("cpu", 2))
+    assert not environment.same_environment(None, here)
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX")
+    lowered = environment.fingerprint("cpu", 1)
+    assert lowered["isa_overrides"] == {"ONEDNN_MAX_CPU_ISA": "AVX"}
+    assert not environment.same_environment(here, lowered)
+    assert "ONEDNN_MAX_CPU_ISA=AVX" in environment.describe(lowered)
+
+
+# ------------------------------------------------------------- real runs, both tiers
+
+
+@pytest.fixture(scope="module")
+def stored(data_root, tmp_path_factory):
+    """The smoke-sized run of ours on MNIST, saved as the command saves it."""
+    folder = tmp_path_factory.mktemp("verified")
+    run = multitask.run_multitask(FAST)
+    results.save_result(NAME, FAST, run.records, folder, wall_time_s=run.wall_time_s)
+    return folder
+
+
+def test_this_environment_verifies_its_own_result_under_both_tiers(stored, monkeypatch):
+    same = verification.check_fresh(NAME, stored)
+    assert same.tier == "same" and same.ok and same.stops == ()
+    monkeypatch.setenv("FEDLIB_VERIFY_TIER", "foreign")
+    foreign = verification.check_fresh(NAME, stored)
+    assert foreign.tier == "foreign" and foreign.ok and foreign.largest.startswith("0 ")
+
+
+def test_a_result_without_a_fingerprint_is_verified_as_foreign(stored, tmp_path):
+    payload = json.loads((stored / f"{NAME}.json").read_text())
+    del payload["environment"]
+    (tmp_path / f"{NAME}.json").write_text(json.dumps(payload))
+    report = verification.verify_result(NAME, results_dir=tmp_path)
+    assert report.tier == "foreign" and report.ok
+    assert "not fingerprinted" in report.stored_environment
+
+
+#: The mutations run one task at the paper's scale of a task (1000 samples per worker, 10 rounds,
+#: 5000 validation and test images), with Re^0 = 1 so that the first task's payments depend on
+#: the reading of p' (with Re^0 = 0.5 they are capped by p_up in the first tasks, whatever p').
+MUTATED = MultiTaskConfig(dataset="mnist", n_tasks=1, initial_reputation=1.0, device="cpu")
+
+
+@pytest.fixture(scope="module")
+def unchanged(data_root):
+    return json.loads(json.dumps(list(multitask.run_multitask(MUTATED).records)))
+
+
+def _flip_one_more_label(monkeypatch):
+    """Wrap the worker pool so that the first winner of task 0 trains on one more wrong label."""
+    make_pool = multitask.iid_workers
+    Re = np.full(30, MUTATED.initial_reputation)
+    first = int(multitask.auction(MUTATED, 0, Re).winners[0])
+
+    def pool(*args, **kwargs):
+        workers = make_pool(*args, **kwargs)
+        clean = np.flatnonzero((workers.labels[first] == workers.clean_labels[first]).numpy())
+        workers.labels[first, clean[0]] = (workers.labels[first, clean[0]] + 1) % 10
+        return workers
+
+    monkeypatch.setattr(multitask, "iid_workers", pool)
+
+
+def _options(**changes):
+    return lambda patch: replace(MUTATED, task=replace(MUTATED.task, **changes))
+
+
+MUTATIONS = {
+    "lr 0.05 -> 0.0505": _options(lr=0.0505),
+    "leave-one-out delta + 0.001": _options(delta=MUTATED.task.delta + 0.001),
+    "the p' denominator reading swapped": lambda patch: patch.setattr(
+        multitask, "MECHANISMS", {**mechanisms.MECHANISMS,
+                                  "ours": mechanisms.OurMechanism(temp_denominator="Re")}),
+    "one extra flipped label": _flip_one_more_label,
+}
+
+
+@pytest.mark.parametrize("mutation", sorted(MUTATIONS))
+def test_the_foreign_tier_rejects_a_changed_code(mutation, unchanged, monkeypatch):
+    with monkeypatch.context() as patch:
+        changed = MUTATIONS[mutation](patch)
+        run = multitask.run_multitask(changed if isinstance(changed, MultiTaskConfig)
+                                      else MUTATED)
+    mutated = json.loads(json.dumps(list(run.records)))
+    comparison, stops = verification.compare_records(MUTATED.to_dict(), mutated, unchanged,
+                                                     "foreign")
+    assert comparison.mismatches, f"{mutation} passed as drift: {comparison.largest()}"
+    assert not [stop for stop in stops if stop.task == 0 and stop.round == 0]
+
+
+def test_a_foreign_failure_says_so_and_keeps_the_stored_file(stored, tmp_path):
+    payload = json.loads((stored / f"{NAME}.json").read_text())
+    payload["records"][1]["rounds"]["test_loss"][0] *= 1.1
+    (tmp_path / f"{NAME}.json").write_text(json.dumps(payload))
+    with pytest.raises(verification.StaleResultError) as raised:
+        verification.check_fresh(NAME, tmp_path, tier="foreign")
+    message = str(raised.value)
+    assert "differs beyond the cross-machine tolerance" in message and "test_loss" in message
+    assert f"Do not overwrite {tmp_path}" in message and "Regenerate" not in message
+    assert "reproduce --config" in message and "--out /tmp/fedlib-replay" in message

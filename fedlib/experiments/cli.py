@@ -32,8 +32,10 @@
   (:mod:`fedlib.experiments.adversarial`), the mechanisms in ``--jobs`` parallel processes,
   saved as ``<out>/adversarial_<dataset>.json`` (default dataset: mnist).
 
-Stored results are verified on the CPU (:func:`~fedlib.experiments.results.verify_result`), so
-results meant for the book should be computed with ``--device cpu``.
+Stored results are verified by recomputing their first tasks on the CPU
+(:func:`~fedlib.experiments.verification.verify_result`): to 1e-6 in the environment that made
+them, within the measured cross-machine drift elsewhere. A result made on a GPU (``--device
+cuda``, TF32 off) is verified under the cross-machine rule.
 """
 
 from __future__ import annotations

@@ -256,6 +256,23 @@ def report_results() -> dict[str, Any]:
             ContributionConfig()}
 
 
+#: The folder of ``results/`` that holds runs repeated on a second machine (another CPU model
+#: than the one that made the book's runs), to measure how far the tables move between machines.
+SECOND_MACHINE = "second_machine"
+#: The runs repeated there: ours, RRAFL (which reads ours' tasks) and Reputation Greedy (the
+#: best of the benchmarks in Table 2) on Fashion-MNIST, the chaotic dataset, and ours and RRAFL
+#: on MNIST.
+SECOND_MACHINE_RUNS = (("fashion", ("ours", "rrafl", "reputation_greedy")),
+                       ("mnist", ("ours", "rrafl")))
+
+
+def second_machine_results() -> dict[str, Any]:
+    """The runs of :data:`SECOND_MACHINE_RUNS`, by name within ``results/second_machine/``."""
+    configs = [config for dataset, mechanisms in SECOND_MACHINE_RUNS
+               for config in table_configs((dataset,), mechanisms).values()]
+    return {KINDS[type(c)].name(c): c for c in configs}
+
+
 def sensitivity_results() -> dict[str, Any]:
     """The paper-scale results the chapter "How sensitive is the mechanism to its
     parameters?" reads, by name: the sensitivity sweep and the budget sweep around the same

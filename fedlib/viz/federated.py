@@ -155,7 +155,7 @@ def key_value_html(items: Mapping[str, Any] | Sequence[Mapping[str, Any]],
                       align="left")
     columns = list(columns or (items[0].keys() if items else []))
     return _table([html.escape(c) for c in columns],
-                  [[html.escape(str(item[c])) for c in columns] for item in items], "left")
+                  [[html.escape(_plain(item[c])) for c in columns] for item in items], "left")
 
 
 def _plain(value: Any) -> str:

@@ -8,8 +8,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from fedlib.experiments.federated import DATASET_LABELS
 from fedlib.experiments.report import VERDICTS, Finding, Reading
 from fedlib.experiments.stored import Provenance
+from fedlib.experiments.verification import FOREIGN_TOLERANCE, Comparison
 from fedlib.viz.federated import FONT, _table
 
 #: One colour per verdict, from good news for the paper to bad.
@@ -78,4 +80,37 @@ def compute_figure(provenances: Sequence[Provenance]) -> Figure:
     ax.set_xlabel("compute time of the stored run (minutes)", fontsize=FONT)
     ax.set_title(f"Stored results: {minutes.sum():.0f} minutes of compute in all",
                  fontsize=FONT + 1)
+    return fig
+
+
+def drift_figure(comparisons: Mapping[str, Comparison], field: str = "test_loss") -> Figure:
+    """The drift of one field between two machines against the rounds of training behind it,
+    one panel per dataset, with the cross-machine tolerance of
+    :data:`~fedlib.experiments.verification.FOREIGN_TOLERANCE` at the same rounds.
+
+    Parameters
+    ----------
+    comparisons : mapping
+        Dataset to the :class:`~fedlib.experiments.verification.Comparison` of its runs on the
+        two machines (the largest difference per rounds is plotted).
+    field : str
+        A field with a relative tolerance (``test_loss``) or an absolute one (``omega``).
+    """
+    fig = Figure(figsize=(8.5, 3.2), layout="constrained")
+    axes = fig.subplots(1, len(comparisons), sharey=True, squeeze=False)[0]
+    for ax, (dataset, comparison) in zip(axes, comparisons.items(), strict=True):
+        drift = FOREIGN_TOLERANCE[dataset].get(field, FOREIGN_TOLERANCE[dataset]["default"])
+        relative = drift.rtol > 0
+        seen = sorted((rounds, pair[1] if relative else pair[0])
+                      for (name, rounds), pair in comparison.drift.items() if name == field)
+        rounds = np.arange(1, max([r for r, _ in seen], default=10) + 1)
+        allowed = [drift.after(r).rtol if relative else drift.after(r).atol for r in rounds]
+        ax.semilogy(rounds, allowed, color="#c44e52", label="tolerance")
+        ax.semilogy([r for r, v in seen if v > 0], [v for _, v in seen if v > 0], "o",
+                    color="#4c72b0", label="measured between the two CPUs")
+        ax.set_title(DATASET_LABELS[dataset], fontsize=FONT)
+        ax.set_xlabel("rounds of training behind the value", fontsize=FONT)
+    axes[0].set_ylabel(f"{field}: {'relative' if relative else 'absolute'} difference",
+                       fontsize=FONT)
+    axes[0].legend(fontsize=FONT - 1, frameon=False)
     return fig

@@ -79,8 +79,8 @@ def test_the_lock_file_pins_every_dependency_with_hashes():
     wanted = _requirement_names(project["dependencies"] + [
         dep for extra in project["optional-dependencies"].values() for dep in extra])
     text = (ROOT / "requirements.lock").read_text()
-    pinned = re.findall(r"^([A-Za-z0-9_.-]+)==\S+ \\\n    --hash=sha256:[0-9a-f]{64}", text,
-                        flags=re.MULTILINE)
+    entry = r"^([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==\S+ \\\n    --hash=sha256:[0-9a-f]{64}"
+    pinned = re.findall(entry, text, flags=re.MULTILINE)
     assert pinned and len(pinned) == text.count("=="), "every package pinned with a hash"
     missing = wanted - {name.lower().replace("_", "-") for name in pinned}
     assert not missing, f"requirements.lock lacks {sorted(missing)}: run scripts/lock.sh"

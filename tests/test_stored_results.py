@@ -89,7 +89,8 @@ def test_results_the_book_reads_exist():
               for name, config in read().items()}
     missing = {name: config for name, config in wanted.items()
                if not (RESULTS / f"{name}.json").exists()}
-    commands = sorted({results.reproduce_command(c, "results") for c in missing.values()})
+    commands = sorted({results.reproduce_command(config, f"results/{name}".rsplit("/", 1)[0])
+                       for name, config in missing.items()})
     assert not missing, f"missing {sorted(missing)}; create them with: {'; '.join(commands)}"
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from fedlib.cli import main
 from fedlib.experiments import budget_sweep as bs
-from fedlib.experiments import multitask, results
+from fedlib.experiments import multitask, results, verification
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.fl.task import TaskOptions
 
@@ -101,9 +101,9 @@ def test_reproduce_budgets_stores_a_verifiable_sweep(data_root, tmp_path, capsys
     config = bs.fast_config(bs.BudgetSweepConfig(base=MultiTaskConfig(
         n_tasks=bs.SWEEP_TASKS, device="cpu")))
     loaded = results.load_result("budgets_mnist_ours_fast", config, tmp_path)
-    assert loaded.meta["command"].startswith("python -m fedlib reproduce budgets --dataset "
-                                             "mnist --fast")
-    assert results.verify_result("budgets_mnist_ours_fast", 1, tmp_path).ok
+    assert loaded.meta["command"] == ("python -m fedlib reproduce --config "
+                                      "results/budgets_mnist_ours_fast.json --out results")
+    assert verification.verify_result("budgets_mnist_ours_fast", 1, tmp_path).ok
     assert "share dacc 1.0 B=30" in capsys.readouterr().out
 
 

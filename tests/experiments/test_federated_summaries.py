@@ -172,3 +172,19 @@ def test_fresh_vs_carried(runs):
     assert row["share dacc 1.0, fresh model"] == round(multitask.table2(fresh), 4)
     assert row["loss, carried"] == round(multitask.table3(runs["fashion", "bid_greedy"]), 4)
     assert row["share dacc 1.0, paper"] == 1.0 and row["loss, paper"] == 0.8924
+
+
+def test_machine_spread_reports_moves_and_where_the_runs_part(runs):
+    key = ("mnist", "ours")
+    same = federated.machine_spread(runs, {key: runs[key]})
+    assert len(same) == 1 and same[0]["the runs part at"] == "never"
+    assert same[0]["share moved"] == 0 and same[0]["loss moved"] == 0
+    assert same[0]["share, first"] == multitask.table2(runs[key])
+    # A second machine whose run hires other winners in task 1 (the auction tipped there).
+    records = copy.deepcopy(list(runs[key].records))
+    records[1]["winners"] = records[1]["winners"][:-1]
+    records[1]["payments"] = records[1]["payments"][:-1]
+    other = MultiTaskResult(runs[key].config, tuple(records), 0.0)
+    moved = federated.machine_spread(runs, {key: other})[0]
+    assert moved["the runs part at"] == "task 1, auction"
+    assert moved["share, second"] == multitask.table2(other)

@@ -49,11 +49,13 @@ def test_saved_file_holds_provenance_and_records(stored):
 
 
 def test_paper_scale_file_stays_a_few_hundred_kb(stored):
+    """With every winner's leave-one-out margin per round (kept for verification on other
+    machines) a 50-task file is about half a megabyte."""
     _, _, result = stored
     scale = 10 / FAST.task.rounds  # the paper's 10 rounds per task
     per_task = [len(json.dumps({**r, "rounds": {}})) + scale * len(json.dumps(r["rounds"]))
                 for r in result.records]
-    assert 50 * np.mean(per_task) < 400_000
+    assert 50 * np.mean(per_task) < 600_000
 
 
 def test_load_checks_the_configuration(stored):
@@ -105,7 +107,7 @@ def test_verification_accepts_the_stored_result_and_catches_changes(stored, tmp_
 
 
 def _differences(stored, fresh):
-    comparison = verification.Comparison({"default": verification.SAME_TOLERANCE})
+    comparison = verification.Comparison(verification.SAME_TOLERANCE)
     comparison.values(stored, fresh, "records", "records")
     return comparison.mismatches
 

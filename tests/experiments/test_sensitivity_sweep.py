@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fedlib.cli import main
-from fedlib.experiments import multitask, results
+from fedlib.experiments import multitask, results, verification
 from fedlib.experiments import sensitivity as sens
 from fedlib.experiments.budget_sweep import SWEEP_ROUND_FIELDS, BudgetSweepConfig
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult, run_multitask
@@ -168,10 +168,10 @@ def test_reproduce_sensitivity_stores_a_verifiable_sweep(data_root, tmp_path, ca
     config = sens.fast_config(sens.SensitivityConfig(base=MultiTaskConfig(n_tasks=20,
                                                                           device="cpu")))
     loaded = results.load_result("sensitivity_mnist_ours_fast", config, tmp_path)
-    assert loaded.meta["command"].startswith("python -m fedlib reproduce sensitivity --dataset "
-                                             "mnist --fast")
+    assert loaded.meta["command"] == ("python -m fedlib reproduce --config "
+                                      "results/sensitivity_mnist_ours_fast.json --out results")
     assert len(loaded.records[0]["runs"]) == 11
-    assert results.verify_result("sensitivity_mnist_ours_fast", 1, tmp_path).ok
+    assert verification.verify_result("sensitivity_mnist_ours_fast", 1, tmp_path).ok
     assert "share dacc 1.0 moved by" in capsys.readouterr().out
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from fedlib.book import ROOT
-from fedlib.experiments import budget_sweep, multitask, results, stored
+from fedlib.experiments import budget_sweep, multitask, results, stored, verification
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.fl.task import TaskOptions
 
@@ -112,4 +112,4 @@ def test_the_chapters_results():
 
 def test_check_fresh_missing_file(tmp_path):
     with pytest.raises(FileNotFoundError):
-        stored.check_fresh("nothing", tmp_path)
+        verification.check_fresh("nothing", tmp_path)

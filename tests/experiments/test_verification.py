@@ -240,3 +240,11 @@ def test_a_foreign_failure_says_so_and_keeps_the_stored_file(stored, tmp_path):
     assert "differs beyond the cross-machine tolerance" in message and "test_loss" in message
     assert f"Do not overwrite {tmp_path}" in message and "Regenerate" not in message
     assert "reproduce --config" in message and "--out /tmp/fedlib-replay" in message
+
+
+def test_tolerance_rows_cover_every_trained_field_and_grow():
+    rows = verification.tolerance_rows((1, 5, 10))
+    assert len(rows) == sum(len(verification.FOREIGN_TOLERANCE[f]) for f in ("mnist", "fashion"))
+    for row in rows:
+        values = [float(row[k]) for k in ("after 1 round", "after 5 rounds", "after 10 rounds")]
+        assert values == sorted(values) and values[0] > 0, row

@@ -6,7 +6,14 @@ import html
 
 from fedlib.experiments.report import READINGS, VERDICTS, Finding
 from fedlib.experiments.stored import Provenance
-from fedlib.viz.report import compute_figure, findings_html, readings_html, verdict_figure
+from fedlib.experiments.verification import FOREIGN_TOLERANCE, Comparison
+from fedlib.viz.report import (
+    compute_figure,
+    drift_figure,
+    findings_html,
+    readings_html,
+    verdict_figure,
+)
 
 TITLES = {"04_proofs": "Proofs <and> counterexamples"}
 FINDINGS = [Finding("Theorem 4", "truthfulness", "u = -0.667 < 0", "the paper is wrong",
@@ -45,3 +52,18 @@ def test_compute_figure_totals_the_minutes():
     fig = compute_figure(rows)
     assert "30 minutes" in fig.axes[0].get_title()
     assert sorted(p.get_width() for p in fig.axes[0].patches) == [10.0, 20.0]
+
+
+def test_drift_figure_has_a_panel_per_dataset_with_the_tolerance():
+    comparisons = {}
+    for dataset in ("mnist", "fashion"):
+        comparison = Comparison(FOREIGN_TOLERANCE[dataset])
+        for rounds in (1, 2, 3):
+            comparison.values(1.0, 1.0 + 10.0 ** (rounds - 8), "loss", "test_loss", rounds)
+        comparisons[dataset] = comparison
+    fig = drift_figure(comparisons)
+    axes = fig.get_axes()
+    assert [ax.get_title() for ax in axes] == ["MNIST", "Fashion-MNIST"]
+    tolerance, measured = axes[0].get_lines()
+    assert list(measured.get_xdata()) == [1, 2, 3]
+    assert tolerance.get_ydata()[0] == FOREIGN_TOLERANCE["mnist"]["test_loss"].rtol

@@ -226,8 +226,8 @@ class Comparison:
     def largest(self) -> str:
         """The largest relative difference seen, with its field, for a report."""
         fields = self.by_field()
-        if not fields:
-            return "none"
+        if not any(relative for _, relative in fields.values()):
+            return "none (every compared number is identical)"
         name, (gap, relative) = max(fields.items(), key=lambda item: item[1][1])
         return (f"{relative:.2g} relative ({gap:.2g} absolute) in {name}; at most "
                 f"{self.headroom:.2g} of the tolerance")

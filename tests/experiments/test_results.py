@@ -106,23 +106,18 @@ def test_verification_accepts_the_stored_result_and_catches_changes(stored, tmp_
         verification.verify_result("nothing_here", results_dir=tmp_path)
 
 
-def _differences(stored, fresh):
-    comparison = verification.Comparison(verification.SAME_TOLERANCE)
-    comparison.values(stored, fresh, "records", "records")
-    return comparison.mismatches
-
-
 def test_compare():
-    assert _differences({"a": [1, 2.0, True]}, {"a": [1, 2.0 + 1e-9, True]}) == []
-    assert _differences([float("nan")], [float("nan")]) == []
-    assert _differences([0.0], [0.0]) == []
-    assert _differences({"a": 1}, {"a": 1.0}) == ["records.a: stored 1, recomputed 1.0"]
-    assert _differences({"a": [1]}, {"a": [1, 2]}) == ["records.a: length 1 != 2"]
-    assert _differences({"a": 1}, {"b": 1}) == ["records: keys ['a'] != ['b']"]
-    assert _differences([True], [False]) == ["records[0]: stored True, recomputed False"]
+    differences = verification.differences
+    assert differences({"a": [1, 2.0, True]}, {"a": [1, 2.0 + 1e-9, True]}) == []
+    assert differences([float("nan")], [float("nan")]) == []
+    assert differences([0.0], [0.0]) == []
+    assert differences({"a": 1}, {"a": 1.0}) == ["records.a: stored 1, recomputed 1.0"]
+    assert differences({"a": [1]}, {"a": [1, 2]}) == ["records.a: length 1 != 2"]
+    assert differences({"a": 1}, {"b": 1}) == ["records: keys ['a'] != ['b']"]
+    assert differences([True], [False]) == ["records[0]: stored True, recomputed False"]
     # A record stored before margins were kept is compared without them.
-    assert _differences({"a": 1}, {"a": 1, "margin": [0.5]}) == []
-    assert _differences([float("nan")], [1.0]) == ["records[0]: stored nan, recomputed 1.0"]
+    assert differences({"a": 1}, {"a": 1, "margin": [0.5]}) == []
+    assert differences([float("nan")], [1.0]) == ["records[0]: stored nan, recomputed 1.0"]
 
 
 def test_commands_for_every_stored_experiment():

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fedlib.experiments import environment, results, verification
+from fedlib.experiments import environment, registry, verification
 from fedlib.experiments.stored import results_dir
 
 
@@ -40,7 +40,7 @@ def recompute(name: str, out: Path, n_tasks: int) -> dict:
         return json.loads(path.read_text())
     config = json.loads((results_dir() / f"{name}.json").read_text())["config"]
     began = time.perf_counter()
-    records = results.experiment(config).recompute(config, n_tasks, None)
+    records = registry.rebuild(config).recompute(n_tasks)
     payload = {"environment": environment.fingerprint("cpu", config.get("threads", 1)),
                "seconds": time.perf_counter() - began,
                "records": json.loads(json.dumps(records))}

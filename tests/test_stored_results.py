@@ -98,16 +98,16 @@ def test_results_the_book_reads_exist():
 def small_results(data_root, tmp_path_factory):
     """Small stored results of the two kinds the chapter reads, saved as the CLI saves them."""
     folder = tmp_path_factory.mktemp("results")
-    tables = multitask.fast_config(MultiTaskConfig(dataset="mnist", device="cpu"))
+    tables = MultiTaskConfig(dataset="mnist", device="cpu").fast()
     run = multitask.run_multitask(tables)
-    results.save_result(multitask.result_name(tables), tables, run.records, folder,
+    results.save_result(tables.result_name(), tables, run.records, folder,
                         wall_time_s=run.wall_time_s)
-    sweep = budget_sweep.fast_config(budget_sweep.BudgetSweepConfig(
-        budgets=(30.0, 60.0), base=MultiTaskConfig(n_tasks=20, device="cpu")))
-    swept = budget_sweep.run_budget_sweep(sweep)
-    results.save_result(budget_sweep.result_name(sweep), sweep, swept.records, folder,
+    sweep = budget_sweep.BudgetSweepConfig(
+        budgets=(30.0, 60.0), base=MultiTaskConfig(n_tasks=20, device="cpu")).fast()
+    swept = sweep.run()
+    results.save_result(sweep.result_name(), sweep, swept.records, folder,
                         wall_time_s=swept.wall_time_s)
-    return folder, multitask.result_name(tables), budget_sweep.result_name(sweep)
+    return folder, tables.result_name(), sweep.result_name()
 
 
 def _tampered(folder, name, tmp_path, change):
@@ -159,11 +159,10 @@ def test_a_change_below_the_tolerance_passes(small_results, tmp_path):
 
 
 def _store(tmp_path_factory, config):
-    """Run ``config`` (a kind :func:`fedlib.experiments.stored.obtain` knows) and save it as
-    the CLI does; its folder and name."""
-    kind = stored.KINDS[type(config)]
-    folder, name = tmp_path_factory.mktemp("stored"), kind.name(config)
-    run = kind.run(config)
+    """Run ``config`` (a registered experiment) and save it as the CLI does; its folder and
+    name."""
+    folder, name = tmp_path_factory.mktemp("stored"), config.result_name()
+    run = config.run()
     results.save_result(name, config, run.records, folder, wall_time_s=run.wall_time_s)
     return folder, name
 
@@ -171,8 +170,8 @@ def _store(tmp_path_factory, config):
 @pytest.fixture(scope="module")
 def small_sensitivity(data_root, tmp_path_factory):
     """A small stored sensitivity sweep (two runs)."""
-    return _store(tmp_path_factory, sensitivity.fast_config(sensitivity.SensitivityConfig(
-        values={"beta2": (0.5,)}, base=MultiTaskConfig(n_tasks=20, device="cpu"))))
+    return _store(tmp_path_factory, sensitivity.SensitivityConfig(
+        values={"beta2": (0.5,)}, base=MultiTaskConfig(n_tasks=20, device="cpu")).fast())
 
 
 def test_a_stored_sensitivity_sweep_is_verified(small_sensitivity, tmp_path):
@@ -186,8 +185,8 @@ def test_a_stored_sensitivity_sweep_is_verified(small_sensitivity, tmp_path):
 @pytest.fixture(scope="module")
 def small_adversarial(data_root, tmp_path_factory):
     """A small stored adversarial scenario (one mechanism)."""
-    return _store(tmp_path_factory, adversarial.fast_config(adversarial.AdversarialConfig(
-        mechanisms=("ours",), base=adversarial.scenario_base(device="cpu"))))
+    return _store(tmp_path_factory, adversarial.AdversarialConfig(
+        mechanisms=("ours",), base=adversarial.scenario_base(device="cpu")).fast())
 
 
 def test_a_stored_adversarial_scenario_is_verified(small_adversarial, tmp_path):

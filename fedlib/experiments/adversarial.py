@@ -11,7 +11,7 @@ misbehave (:mod:`fedlib.fl.attacks`) while bidding as clean workers:
   hold data of accuracy :data:`DROP_TO` (pure noise).
 
 The other :data:`HONEST_CLEAN` dacc 1.0 workers and the 15 noisy workers (dacc 0.7, 0.4, 0.1)
-are the paper's. :func:`run_adversarial` runs this scenario for ours, RRAFL and Reputation
+are the paper's. :class:`AdversarialConfig` runs this scenario for ours, RRAFL and Reputation
 Greedy (:data:`ADVERSARIAL_MECHANISMS`) with :data:`ADVERSARIAL_TASKS` tasks (the first 5 not
 evaluated) and the paper's other settings; ``python -m fedlib reproduce adversarial`` stores it
 as ``results/adversarial_<dataset>.json``. :func:`group_summary`, :func:`selection_shares` and
@@ -27,13 +27,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from fedlib.experiments import multitask
-from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
+from fedlib.experiments.grid import Grid, GridResult
+from fedlib.experiments.multitask import DEFAULT_BUDGET, MultiTaskConfig, MultiTaskResult
+from fedlib.experiments.registry import Options, register
 from fedlib.fl.attacks import Attack, attacked_pool, model_submitter
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import MODEL_FOR_DATASET
@@ -78,9 +78,21 @@ def scenario_base(dataset: str = "mnist", **fields: Any) -> MultiTaskConfig:
                               "attacks": SCENARIO, **fields})
 
 
+class AdversarialResult(GridResult):
+    """The scenario under each mechanism: one
+    :class:`~fedlib.experiments.multitask.MultiTaskResult` per mechanism."""
+
+    @property
+    def by_mechanism(self) -> dict[str, MultiTaskResult]:
+        return dict(zip(self.config.mechanisms, self.runs, strict=True))
+
+
+@register
 @dataclass(frozen=True)
-class AdversarialConfig:
-    """The multi-task experiment ``base`` (with its attacks) run once per mechanism.
+class AdversarialConfig(Grid):
+    """The multi-task experiment ``base`` (with its attacks) run once per mechanism (a
+    :class:`~fedlib.experiments.grid.Grid`, ``python -m fedlib reproduce adversarial``, stored
+    as ``adversarial_<dataset>.json``).
 
     Attributes
     ----------
@@ -93,6 +105,12 @@ class AdversarialConfig:
     mechanisms: tuple[str, ...] = ADVERSARIAL_MECHANISMS
     base: MultiTaskConfig = field(default_factory=scenario_base)
 
+    kind: ClassVar[str] = "adversarial"
+    result_type: ClassVar[type] = AdversarialResult
+    axis: ClassVar[str] = "mechanisms"
+    pinned: ClassVar[tuple[str, ...]] = ("mechanism",)
+    accepts: ClassVar[tuple[str, ...]] = ("datasets", "mechanisms", "budget", "seed", "fast")
+
     def __post_init__(self) -> None:
         mechanisms = tuple(self.mechanisms)
         unknown = [m for m in mechanisms if m not in MECHANISMS]
@@ -102,123 +120,29 @@ class AdversarialConfig:
         object.__setattr__(self, "mechanisms", mechanisms)
         object.__setattr__(self, "base", replace(self.base, mechanism="ours"))
 
-    @property
-    def device(self) -> str:
-        return self.base.device
-
     def run_configs(self) -> list[MultiTaskConfig]:
-        """One multi-task configuration per mechanism."""
         return [replace(self.base, mechanism=m) for m in self.mechanisms]
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready configuration, tagged ``"experiment": "adversarial"``, with the seed and
-        the device at the top level."""
-        base = {k: v for k, v in self.base.to_dict().items()
-                if k not in ("experiment", "mechanism", "device", "seed")}
-        return {"experiment": "adversarial", "mechanisms": list(self.mechanisms),
-                "seed": self.base.seed, "device": self.base.device, "base": base}
+    def run_labels(self) -> list[str]:
+        return list(self.mechanisms)
+
+    def fast(self) -> AdversarialConfig:
+        """Every mechanism at smoke size, with every attack active from the fast run's
+        half-time at the latest (so the smoke run meets them)."""
+        base = self.base.fast()
+        half = base.n_tasks // 2
+        attacks = tuple(replace(a, from_task=min(a.from_task, half)) for a in base.attacks)
+        return replace(self, base=replace(base, attacks=attacks))
+
+    def command_options(self) -> Options:
+        mechanisms = () if self.mechanisms == ADVERSARIAL_MECHANISMS else self.mechanisms
+        return replace(super().command_options(), mechanisms=mechanisms)
 
     @classmethod
-    def from_dict(cls, state: Mapping[str, Any]) -> AdversarialConfig:
-        """Rebuild a configuration from :meth:`to_dict` output."""
-        base = MultiTaskConfig.from_dict({**state["base"], "seed": state["seed"],
-                                          "device": state["device"]})
-        return cls(tuple(state["mechanisms"]), base)
-
-
-def fast_config(config: AdversarialConfig) -> AdversarialConfig:
-    """Every mechanism at :func:`~fedlib.experiments.multitask.fast_config` size, with every
-    attack active from the fast run's half-time at the latest (so the smoke run meets them)."""
-    base = multitask.fast_config(config.base)
-    half = base.n_tasks // 2
-    attacks = tuple(replace(a, from_task=min(a.from_task, half)) for a in base.attacks)
-    return replace(config, base=replace(base, attacks=attacks))
-
-
-def result_name(config: AdversarialConfig) -> str:
-    """``adversarial_<dataset>``, with ``_b<budget>``, ``_s<seed>`` and ``_fast`` suffixes where
-    they apply."""
-    base = config.base
-    name = f"adversarial_{base.dataset}"
-    if base.budget != multitask.DEFAULT_BUDGET:
-        name += f"_b{base.budget:g}"
-    if base.seed != 0:
-        name += f"_s{base.seed}"
-    return name + ("_fast" if config == fast_config(config) else "")
-
-
-def command_flags(config: AdversarialConfig) -> list[str] | None:
-    """Flags of ``python -m fedlib reproduce adversarial`` that regenerate ``config``, or None."""
-    base = config.base
-    default = AdversarialConfig(base=scenario_base(base.dataset, budget=base.budget,
-                                                   seed=base.seed, device=base.device))
-    flags = [f"--dataset {base.dataset}"]
-    if base.budget != multitask.DEFAULT_BUDGET:
-        flags.append(f"--budget {base.budget:g}")
-    if base.seed != 0:
-        flags.append(f"--seed {base.seed}")
-    if config == fast_config(default):
-        return [*flags, "--fast"]
-    return flags if config == default else None
-
-
-@dataclass(frozen=True, eq=False)
-class AdversarialResult:
-    """The scenario under each mechanism: one
-    :class:`~fedlib.experiments.multitask.MultiTaskResult` per mechanism."""
-
-    config: AdversarialConfig
-    runs: tuple[MultiTaskResult, ...]
-    wall_time_s: float  # compute time of all runs together
-
-    @property
-    def by_mechanism(self) -> dict[str, MultiTaskResult]:
-        return dict(zip(self.config.mechanisms, self.runs, strict=True))
-
-    @property
-    def records(self) -> list[dict[str, Any]]:
-        """Stored form, task-major (:func:`~fedlib.experiments.multitask.task_major`)."""
-        return multitask.task_major(self.runs)
-
-    @classmethod
-    def from_stored(cls, config: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
-                    wall_time_s: float) -> AdversarialResult:
-        """Rebuild a result from stored JSON."""
-        adversarial = AdversarialConfig.from_dict(config)
-        return cls(adversarial, multitask.split_task_major(adversarial.run_configs(), records,
-                                                           wall_time_s), wall_time_s)
-
-
-def run_adversarial(config: AdversarialConfig | None = None, *, jobs: int = 1,
-                    checkpoint_dir: str | Path | None = None,
-                    task_store: str | Path | None = None) -> AdversarialResult:
-    """Run the scenario once per mechanism (``jobs`` in parallel processes).
-
-    Parameters
-    ----------
-    config : AdversarialConfig, optional
-        Default: the scenario on MNIST for :data:`ADVERSARIAL_MECHANISMS`.
-    jobs : int, default 1
-    checkpoint_dir : path, optional
-        Each run checkpoints after every task into this folder and resumes from it.
-    task_store : path, optional
-        Share finished tasks with other calls (:func:`~fedlib.experiments.multitask.run_many`).
-    """
-    config = config or AdversarialConfig()
-    name = result_name(config)
-    checkpoints = (None if checkpoint_dir is None else
-                   [Path(checkpoint_dir) / f"{name}_{m}.pt" for m in config.mechanisms])
-    runs = multitask.run_many(config.run_configs(), jobs=jobs, checkpoints=checkpoints,
-                              task_store=task_store)
-    return AdversarialResult(config, tuple(runs), sum(run.wall_time_s for run in runs))
-
-
-def recompute(config: Mapping[str, Any], n_tasks: int,
-              task_store: str | Path | None = None) -> list[dict[str, Any]]:
-    """The first ``n_tasks`` stored records, recomputed on the CPU."""
-    adversarial = AdversarialConfig.from_dict(config)
-    short = replace(adversarial, base=replace(adversarial.base, n_tasks=n_tasks, device="cpu"))
-    return run_adversarial(short, task_store=task_store).records
+    def default(cls, options: Options, dataset: str) -> AdversarialConfig:
+        return cls(options.mechanisms or ADVERSARIAL_MECHANISMS,
+                   scenario_base(dataset, seed=options.seed, device=options.device,
+                                 budget=options.budget or DEFAULT_BUDGET))
 
 
 # ---------------------------------------------------------------------- summaries

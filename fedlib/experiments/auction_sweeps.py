@@ -21,24 +21,25 @@ Approximate Optimal "has full knowledge about all workers' information". By defa
 ``sum re`` subject to ``sum c <= B``; ``optimal_values="Re"`` uses the accumulated reputations,
 the registry's own default (``fedlib.mechanism.ApproximateOptimal``).
 
-Stored form (``python -m fedlib reproduce mechanisms``, :func:`run_figures`): one record per
+Stored form (``python -m fedlib reproduce mechanisms``, :class:`SweepSummary`): one record per
 (mechanism, x) with the medians, quartiles and means of :meth:`SweepResult.summary_records`,
-written by :func:`fedlib.experiments.results.save_result`; :func:`recompute` reruns the whole
-sweep (seconds), since trials are seeded one by one and summaries need them all.
+written by :func:`fedlib.experiments.results.save_result`; :meth:`SweepConfig.recompute` reruns
+the whole sweep (seconds), since trials are seeded one by one and summaries need them all.
 """
 
 from __future__ import annotations
 
 import inspect
+import os
 import time
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from fedlib.experiments.registry import Options, register
 from fedlib.mechanism import MECHANISMS, synthetic_instance
 from fedlib.mechanism.properties import RTOL
 
@@ -125,6 +126,23 @@ class WorkerDistribution:
         return bids, Re, re, int(rng.integers(2**31))
 
 
+@dataclass(frozen=True, eq=False)
+class SweepSummary:
+    """What a sweep stores: one record per (mechanism, x) of
+    :meth:`SweepResult.summary_records` (the trials themselves are not kept)."""
+
+    config: SweepConfig
+    records: tuple[dict[str, Any], ...]
+    wall_time_s: float
+
+    @classmethod
+    def from_stored(cls, config: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
+                    wall_time_s: float) -> SweepSummary:
+        """Rebuild a summary from stored JSON."""
+        return cls(SweepConfig.from_dict(config), tuple(records), wall_time_s)
+
+
+@register
 @dataclass(frozen=True)
 class SweepConfig:
     """Everything that determines a sweep's numbers.
@@ -164,6 +182,11 @@ class SweepConfig:
     mechanisms: tuple[str, ...] = SEVEN
     optimal_values: OptimalValues = "re"
     distribution: WorkerDistribution = field(default_factory=WorkerDistribution)
+
+    kind: ClassVar[str] = "mechanisms"
+    result_type: ClassVar[type] = SweepSummary
+    default_datasets: ClassVar[tuple[str, ...]] = ()
+    accepts: ClassVar[tuple[str, ...]] = ("seed", "fast")
 
     def __post_init__(self) -> None:
         if self.sweep not in _SWEEP_IDS:
@@ -221,6 +244,43 @@ class SweepConfig:
         values["distribution"] = WorkerDistribution(**values["distribution"])
         return cls(**values)
 
+    @property
+    def device(self) -> str:
+        """Always ``"cpu"``: the sweeps are numpy only."""
+        return "cpu"
+
+    def fast(self) -> SweepConfig:
+        """A quick version: 20 trials and every third point."""
+        return replace(self, trials=min(self.trials, 20), xs=self.xs[::3])
+
+    def result_name(self) -> str:
+        """``mechanisms_<sweep>``, with ``_s<seed>`` for a seed other than 0 and ``_fast``."""
+        name = f"mechanisms_{self.sweep}"
+        if self.seed != 0:
+            name += f"_s{self.seed}"
+        return name + ("_fast" if self == paper_config(self.sweep, seed=self.seed).fast()
+                       else "")
+
+    def run(self, *, jobs: int = 1, checkpoint_dir: str | os.PathLike[str] | None = None,
+            task_store: str | os.PathLike[str] | None = None) -> SweepSummary:
+        """:func:`run_sweep`, summarised as stored (seconds; one process)."""
+        result = run_sweep(self)
+        return SweepSummary(self, tuple(result.summary_records()), result.wall_time_s)
+
+    def recompute(self, n_tasks: int,
+                  task_store: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+        """The first ``n_tasks`` stored records, recomputed: the whole sweep is rerun."""
+        return list(self.run().records[:n_tasks])
+
+    def command_options(self) -> Options:
+        return Options(seed=self.seed, device="cpu")
+
+    @classmethod
+    def command_configs(cls, options: Options) -> list[SweepConfig]:
+        """Our Figure 4 and Figure 5 (:func:`paper_config`)."""
+        configs = [paper_config(sweep, seed=options.seed) for sweep in ("budget", "workers")]
+        return [config.fast() if options.fast else config for config in configs]
+
 
 def paper_config(sweep: Literal["budget", "workers"], **changes: Any) -> SweepConfig:
     """Our full-scale Figure 4 (``"budget"``) or Figure 5 (``"workers"``), with ``changes``."""
@@ -232,32 +292,6 @@ def paper_config(sweep: Literal["budget", "workers"], **changes: Any) -> SweepCo
     else:
         raise ValueError(f"sweep must be 'budget' or 'workers', got {sweep!r}")
     return replace(base, **changes)
-
-
-def fast_config(config: SweepConfig) -> SweepConfig:
-    """A quick version of ``config``: 20 trials and every third point."""
-    return replace(config, trials=min(config.trials, 20), xs=config.xs[::3])
-
-
-def result_name(config: SweepConfig) -> str:
-    """``mechanisms_<sweep>``, with ``_s<seed>`` for a seed other than 0 and ``_fast``."""
-    name = f"mechanisms_{config.sweep}"
-    if config.seed != 0:
-        name += f"_s{config.seed}"
-    base = paper_config(config.sweep, seed=config.seed)
-    return name + ("_fast" if config == fast_config(base) else "")
-
-
-def command_flags(config: SweepConfig) -> list[str] | None:
-    """Flags of ``python -m fedlib reproduce mechanisms`` that regenerate ``config``, or None.
-
-    The command runs both sweeps at seed 0: ``[]`` for the full scale, ``["--fast"]`` for the
-    quick version, None for anything else.
-    """
-    base = paper_config(config.sweep)
-    if config == base:
-        return []
-    return ["--fast"] if config == fast_config(base) else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -367,7 +401,7 @@ class SweepResult:
     def summary_records(self) -> list[dict[str, Any]]:
         """One JSON-ready record per (mechanism, x): median, quartiles and mean of both
         readings of the metric and of every other :data:`QUANTITIES` entry, and the number of
-        trials over budget. What :func:`run_figures` stores."""
+        trials over budget. What :class:`SweepSummary` stores."""
         parts = {"metric_payment": summarize(self, "payment"),
                  "metric_budget": summarize(self, "budget"),
                  **{q: summarize(self, quantity=q) for q in QUANTITIES if q != "metric"}}
@@ -702,38 +736,3 @@ def mechanism_table(mechanisms: Sequence[str] = SEVEN) -> list[dict[str, str]]:
                      "summary": paragraphs[0] if paragraphs else "",
                      "rule": paragraphs[1] if len(paragraphs) > 1 else ""})
     return rows
-
-
-def recompute(config: Mapping[str, Any], n_tasks: int) -> list[dict[str, Any]]:
-    """The first ``n_tasks`` stored records of a configuration (see
-    :meth:`SweepResult.summary_records`), recomputed: the whole sweep is rerun (seconds)."""
-    return run_sweep(SweepConfig.from_dict(config)).summary_records()[:n_tasks]
-
-
-def _save(config: SweepConfig, result: SweepResult, out_dir: Path) -> Path:
-    """Store the summary records with :func:`fedlib.experiments.results.save_result`."""
-    from fedlib.experiments.results import save_result  # imports torch: only when saving
-
-    return save_result(result_name(config), config.to_dict(), result.summary_records(), out_dir,
-                       wall_time_s=result.wall_time_s)
-
-
-def run_figures(out_dir: str | Path = "results", fast: bool = False,
-                seed: int = 0) -> tuple[Path, ...]:
-    """Run our Figure 4 and Figure 5 (full scale, or :func:`fast_config`) and save them.
-
-    Writes ``mechanisms_budget.json`` and ``mechanisms_workers.json`` (``_s<seed>`` and
-    ``_fast`` suffixes as :func:`result_name`) under ``out_dir``, one record per (mechanism,
-    x). Used by ``python -m fedlib reproduce mechanisms``.
-
-    Returns
-    -------
-    tuple of pathlib.Path
-        The two files written.
-    """
-    paths = []
-    for sweep in ("budget", "workers"):
-        config = paper_config(sweep, seed=seed)
-        config = fast_config(config) if fast else config
-        paths.append(_save(config, run_sweep(config), Path(out_dir)))
-    return tuple(paths)

@@ -2,7 +2,7 @@
 
 Two pieces of evidence:
 
-* :func:`run_budget_sweep`: the multi-task experiment of Tables 1-3
+* :class:`BudgetSweepConfig`: the multi-task experiment of Tables 1-3
   (:mod:`fedlib.experiments.multitask`) for one mechanism at several budgets, with fewer tasks
   than the paper's 50 (default 20, the first 5 not evaluated). Stored as
   ``results/budgets_<dataset>_<mechanism>.json`` by ``python -m fedlib reproduce budgets``.
@@ -18,148 +18,32 @@ Two pieces of evidence:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any
+from typing import ClassVar
 
 import numpy as np
 
 from fedlib.experiments import multitask
-from fedlib.experiments.multitask import (
-    DEFAULT_BUDGET,
-    PAPER_GROUPS,
-    MultiTaskConfig,
-    MultiTaskResult,
+from fedlib.experiments.grid import (
+    SWEEP_ROUND_FIELDS,
+    SWEEP_TASKS,
+    Grid,
+    GridResult,
+    sweep_base,
 )
+from fedlib.experiments.multitask import DEFAULT_BUDGET, PAPER_GROUPS, MultiTaskConfig
+from fedlib.experiments.registry import Options, register
 from fedlib.mechanism.mechanisms import MECHANISMS
 
 #: Budgets of the stored sweep.
 SWEEP_BUDGETS: tuple[float, ...] = (30.0, 45.0, 60.0, 75.0, 90.0)
-#: Tasks per budget in the stored sweep (the first ``eval_from = 5`` are not evaluated).
-SWEEP_TASKS = 20
-#: Round fields kept per task in the sweep's records: the global model's loss and accuracy, and
-#: each winner's leave-one-out decision and its margin (for verification on another machine).
-SWEEP_ROUND_FIELDS = ("passed", "margin", "test_loss", "test_acc")
 
 
-def _default_base() -> MultiTaskConfig:
-    return MultiTaskConfig(n_tasks=SWEEP_TASKS)
-
-
-@dataclass(frozen=True)
-class BudgetSweepConfig:
-    """The multi-task experiment ``base`` run once per budget.
-
-    Attributes
-    ----------
-    budgets : tuple of float
-        Budgets per task, increasing; ``base.budget`` is ignored (and not stored).
-    base : MultiTaskConfig
-        Everything else: dataset, mechanism, tasks, workers, seed, device.
-    """
-
-    budgets: tuple[float, ...] = SWEEP_BUDGETS
-    base: MultiTaskConfig = field(default_factory=_default_base)
-
-    def __post_init__(self) -> None:
-        budgets = tuple(float(b) for b in self.budgets)
-        if not budgets or not all(np.isfinite(b) and b > 0 for b in budgets):
-            raise ValueError(f"budgets must be positive numbers, got {self.budgets!r}")
-        if list(budgets) != sorted(set(budgets)):
-            raise ValueError(f"budgets must be increasing and distinct, got {self.budgets!r}")
-        object.__setattr__(self, "budgets", budgets)
-        # The base's own budget plays no role: pin it so that equal sweeps compare equal.
-        object.__setattr__(self, "base", replace(self.base, budget=DEFAULT_BUDGET))
-
-    @property
-    def device(self) -> str:
-        return self.base.device
-
-    def run_configs(self) -> list[MultiTaskConfig]:
-        """One multi-task configuration per budget."""
-        return [replace(self.base, budget=budget) for budget in self.budgets]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready configuration, tagged ``"experiment": "budgets"``; the seed and the
-        device sit at the top level (where :func:`~fedlib.experiments.results.save_result`
-        and :func:`~fedlib.experiments.results.load_result` look for them)."""
-        base = {k: v for k, v in self.base.to_dict().items()
-                if k not in ("experiment", "budget", "device", "seed")}
-        return {"experiment": "budgets", "budgets": list(self.budgets), "seed": self.base.seed,
-                "device": self.base.device, "base": base}
-
-    @classmethod
-    def from_dict(cls, state: Mapping[str, Any]) -> BudgetSweepConfig:
-        """Rebuild a configuration from :meth:`to_dict` output."""
-        base = MultiTaskConfig.from_dict({**state["base"], "seed": state["seed"],
-                                          "device": state["device"]})
-        return cls(tuple(float(b) for b in state["budgets"]), base)
-
-
-def fast_config(config: BudgetSweepConfig) -> BudgetSweepConfig:
-    """Every budget, each run at :func:`fedlib.experiments.multitask.fast_config` size."""
-    return replace(config, base=multitask.fast_config(config.base))
-
-
-def sweep_name(prefix: str, config: Any, fast: Callable[[Any], Any]) -> str:
-    """``<prefix>_<dataset>_<mechanism>`` of a sweep around ``config.base``, with
-    ``_s<seed>`` and ``_fast`` (when ``config == fast(config)``) where they apply."""
-    name = f"{prefix}_{config.base.dataset}_{config.base.mechanism}"
-    if config.base.seed != 0:
-        name += f"_s{config.base.seed}"
-    return name + ("_fast" if config == fast(config) else "")
-
-
-def sweep_flags(config: Any, make: Callable[[MultiTaskConfig], Any],
-                fast: Callable[[Any], Any]) -> list[str] | None:
-    """Flags of a ``python -m fedlib reproduce`` sweep command that regenerate ``config``, or
-    None: ``config`` must be ``make(base)`` around the default base of its dataset and seed
-    (:data:`SWEEP_TASKS` tasks), or ``fast`` of that (``--fast``)."""
-    base = config.base
-    default = make(MultiTaskConfig(dataset=base.dataset, n_tasks=SWEEP_TASKS, seed=base.seed,
-                                   device=base.device))
-    flags = [f"--dataset {base.dataset}"] + ([f"--seed {base.seed}"] if base.seed else [])
-    if config == fast(default):
-        return [*flags, "--fast"]
-    return flags if config == default else None
-
-
-def result_name(config: BudgetSweepConfig) -> str:
-    """``budgets_<dataset>_<mechanism>``, with ``_s<seed>`` and ``_fast`` where they apply."""
-    return sweep_name("budgets", config, fast_config)
-
-
-def command_flags(config: BudgetSweepConfig) -> list[str] | None:
-    """Flags of ``python -m fedlib reproduce budgets`` that regenerate ``config``, or None."""
-    return sweep_flags(config, lambda base: BudgetSweepConfig(base=base), fast_config)
-
-
-@dataclass(frozen=True, eq=False)
-class BudgetSweepResult:
-    """A budget sweep: one :class:`~fedlib.experiments.multitask.MultiTaskResult` per budget.
-
-    The runs' records keep only ``test_loss`` and ``test_acc`` per round (enough for
-    :func:`~fedlib.experiments.multitask.table1`, ``table2`` and ``table3``).
-    """
-
-    config: BudgetSweepConfig
-    runs: tuple[MultiTaskResult, ...]
-    wall_time_s: float  # compute time of all runs together
-
-    @property
-    def records(self) -> list[dict[str, Any]]:
-        """Stored form, task-major: ``{"task": t, "runs": [record of each budget]}``, so that
-        the first records of the file hold the first tasks of every budget."""
-        return multitask.task_major(self.runs)
-
-    @classmethod
-    def from_stored(cls, config: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
-                    wall_time_s: float) -> BudgetSweepResult:
-        """Rebuild a result from stored JSON."""
-        sweep = BudgetSweepConfig.from_dict(config)
-        return cls(sweep, multitask.split_task_major(sweep.run_configs(), records, wall_time_s),
-                   wall_time_s)
+class BudgetSweepResult(GridResult):
+    """A budget sweep: one :class:`~fedlib.experiments.multitask.MultiTaskResult` per budget,
+    whose records keep the rounds' :data:`~fedlib.experiments.grid.SWEEP_ROUND_FIELDS` (enough
+    for :func:`~fedlib.experiments.multitask.table1`, ``table2`` and ``table3``)."""
 
     def summary(self, dacc: float = 1.0) -> list[dict[str, float]]:
         """One row per budget: ``budget``; ``winners`` (mean per evaluated task); ``share``
@@ -182,46 +66,54 @@ class BudgetSweepResult:
         return rows
 
 
-def run_budget_sweep(config: BudgetSweepConfig | None = None, *, jobs: int = 1,
-                     checkpoint_dir: str | Path | None = None,
-                     task_store: str | Path | None = None) -> BudgetSweepResult:
-    """Run the multi-task experiment once per budget.
+def _default_base() -> MultiTaskConfig:
+    return MultiTaskConfig(n_tasks=SWEEP_TASKS)
 
-    Parameters
+
+@register
+@dataclass(frozen=True)
+class BudgetSweepConfig(Grid):
+    """The multi-task experiment ``base`` run once per budget (a
+    :class:`~fedlib.experiments.grid.Grid`, ``python -m fedlib reproduce budgets``, stored as
+    ``budgets_<dataset>_<mechanism>.json``).
+
+    Attributes
     ----------
-    config : BudgetSweepConfig, optional
-        Default: ours on MNIST at :data:`SWEEP_BUDGETS`, :data:`SWEEP_TASKS` tasks.
-    jobs : int, default 1
-        Budgets run in parallel processes (spawned; every run is seeded, so the records do not
-        depend on ``jobs``).
-    checkpoint_dir : path, optional
-        Each run checkpoints after every task into this folder (and resumes from it); a
-        finished run deletes its checkpoint.
-    task_store : path, optional
-        Share finished tasks with other calls (:func:`~fedlib.experiments.multitask.run_many`).
-
-    Returns
-    -------
-    BudgetSweepResult
+    budgets : tuple of float
+        Budgets per task, increasing; ``base.budget`` is ignored (and not stored).
+    base : MultiTaskConfig
+        Everything else: dataset, mechanism, tasks, workers, seed, device; default ours on MNIST
+        with :data:`~fedlib.experiments.grid.SWEEP_TASKS` tasks.
     """
-    config = config or BudgetSweepConfig()
-    name = result_name(config)
-    checkpoints = (None if checkpoint_dir is None else
-                   [Path(checkpoint_dir) / f"{name}_b{run.budget:g}.pt"
-                    for run in config.run_configs()])
-    runs = tuple(multitask.run_many(config.run_configs(), jobs=jobs, checkpoints=checkpoints,
-                                    task_store=task_store,
-                                    round_fields=SWEEP_ROUND_FIELDS))
-    seconds = sum(run.wall_time_s for run in runs)
-    return BudgetSweepResult(config, runs, seconds)
 
+    budgets: tuple[float, ...] = SWEEP_BUDGETS
+    base: MultiTaskConfig = field(default_factory=_default_base)
 
-def recompute(config: Mapping[str, Any], n_tasks: int,
-              task_store: str | Path | None = None) -> list[dict[str, Any]]:
-    """The first ``n_tasks`` stored records of a sweep, recomputed on the CPU."""
-    sweep = BudgetSweepConfig.from_dict(config)
-    short = replace(sweep, base=replace(sweep.base, n_tasks=n_tasks, device="cpu"))
-    return run_budget_sweep(short, task_store=task_store).records
+    kind: ClassVar[str] = "budgets"
+    result_type: ClassVar[type] = BudgetSweepResult
+    axis: ClassVar[str] = "budgets"
+    pinned: ClassVar[tuple[str, ...]] = ("budget",)
+    round_fields: ClassVar[tuple[str, ...]] = SWEEP_ROUND_FIELDS
+
+    def __post_init__(self) -> None:
+        budgets = tuple(float(b) for b in self.budgets)
+        if not budgets or not all(np.isfinite(b) and b > 0 for b in budgets):
+            raise ValueError(f"budgets must be positive numbers, got {self.budgets!r}")
+        if list(budgets) != sorted(set(budgets)):
+            raise ValueError(f"budgets must be increasing and distinct, got {self.budgets!r}")
+        object.__setattr__(self, "budgets", budgets)
+        # The base's own budget plays no role: pin it so that equal sweeps compare equal.
+        object.__setattr__(self, "base", replace(self.base, budget=DEFAULT_BUDGET))
+
+    def run_configs(self) -> list[MultiTaskConfig]:
+        return [replace(self.base, budget=budget) for budget in self.budgets]
+
+    def run_labels(self) -> list[str]:
+        return [f"b{budget:g}" for budget in self.budgets]
+
+    @classmethod
+    def default(cls, options: Options, dataset: str) -> BudgetSweepConfig:
+        return cls(base=sweep_base(options, dataset))
 
 
 # ----------------------------------------------------------- the steady-state argument

@@ -13,13 +13,15 @@ local models' test accuracy, each averaged over the rounds; and this for several
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from fedlib.experiments.registry import Options, register
 from fedlib.fl.data import DATASETS
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import MODEL_FOR_DATASET
@@ -47,6 +49,42 @@ METRICS = ("contribution", "benchmark", "mean_prob", "local_acc")
 _PUBLISHER, _WORKERS, _TRAIN = range(3)
 
 
+@dataclass(frozen=True, eq=False)
+class ContributionResult:
+    """Records of a contribution run, one per (seed, case) in that order.
+
+    Each record holds ``case``, ``seed``, and per worker ``dacc`` and the :data:`METRICS`:
+    ``contribution`` (ours), ``benchmark`` (equal weights), ``mean_prob`` and ``local_acc``;
+    also ``n_pass``, ``re`` and the global model's ``test_loss``/``test_acc`` per round.
+    """
+
+    config: ContributionConfig
+    records: tuple[dict[str, Any], ...]
+    wall_time_s: float
+
+    @classmethod
+    def from_stored(cls, config: Mapping[str, Any], records: list[dict[str, Any]],
+                    wall_time_s: float) -> ContributionResult:
+        """Rebuild a result from stored JSON."""
+        return cls(ContributionConfig.from_dict(config), tuple(records), wall_time_s)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """A tidy table: one row per (case, seed, worker) with dacc and the :data:`METRICS`."""
+        return [{"case": r["case"], "seed": r["seed"], "worker": w, "dacc": r["dacc"][w],
+                 **{m: r[m][w] for m in METRICS}}
+                for r in self.records for w in range(len(r["dacc"]))]
+
+    def summary(self, case: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per metric, the mean and standard deviation over seeds of each worker's value."""
+        chosen = [r for r in self.records if r["case"] == case]
+        if not chosen:
+            raise ValueError(f"case must be one of {CASES}, got {case!r}")
+        return {m: (np.mean([r[m] for r in chosen], axis=0), np.std([r[m] for r in chosen],
+                                                                    axis=0))
+                for m in METRICS}
+
+
+@register
 @dataclass(frozen=True)
 class ContributionConfig:
     """Everything that determines a contribution run.
@@ -75,6 +113,11 @@ class ContributionConfig:
     device: str = "auto"
     threads: int = 1
 
+    kind: ClassVar[str] = "contribution"
+    result_type: ClassVar[type] = ContributionResult
+    default_datasets: ClassVar[tuple[str, ...]] = ("mnist",)
+    accepts: ClassVar[tuple[str, ...]] = ("datasets", "fast")
+
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
             raise ValueError(f"dataset must be one of {DATASETS}, got {self.dataset!r}")
@@ -92,25 +135,34 @@ class ContributionConfig:
         return cls(**{**values, "seeds": tuple(values["seeds"]),
                       "task": TaskOptions(**values["task"])})
 
+    def fast(self) -> ContributionConfig:
+        """A smoke-sized version: one seed, 2 rounds, 200 samples, 500-sample sets."""
+        return replace(self, seeds=self.seeds[:1], n_samples=200, n_val=500, n_test=500,
+                       task=replace(self.task, rounds=2))
 
-def fast_config(config: ContributionConfig) -> ContributionConfig:
-    """A smoke-sized version of ``config``: one seed, 2 rounds, 200 samples, 500-sample sets."""
-    return replace(config, seeds=config.seeds[:1], n_samples=200, n_val=500, n_test=500,
-                   task=replace(config.task, rounds=2))
+    def result_name(self) -> str:
+        """``contribution_<dataset>``, with ``_fast`` for the smoke-sized configuration."""
+        return f"contribution_{self.dataset}" + ("_fast" if self == self.fast() else "")
 
+    def run(self, *, jobs: int = 1, checkpoint_dir: str | os.PathLike[str] | None = None,
+            task_store: str | os.PathLike[str] | None = None) -> ContributionResult:
+        """:func:`run_contribution` (one process; no checkpoints or task store)."""
+        return run_contribution(self)
 
-def result_name(config: ContributionConfig) -> str:
-    """``contribution_<dataset>``, with ``_fast`` for the smoke-sized configuration."""
-    return f"contribution_{config.dataset}" + ("_fast" if config == fast_config(config) else "")
+    def recompute(self, n_tasks: int,
+                  task_store: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+        """The first ``n_tasks`` records (tasks), on the CPU."""
+        cpu = replace(self, device="cpu")
+        with torch_threads(cpu.threads):
+            return [_unit(cpu, case, seed) for seed, case in _units(cpu)[:n_tasks]]
 
+    def command_options(self) -> Options:
+        return Options(datasets=(self.dataset,), device=self.device)
 
-def command_flags(config: ContributionConfig) -> list[str] | None:
-    """Flags of ``python -m fedlib reproduce contribution`` that regenerate ``config``, or None."""
-    base = ContributionConfig(dataset=config.dataset, device=config.device)
-    flags = [f"--dataset {config.dataset}"]
-    if config == fast_config(base):
-        return [*flags, "--fast"]
-    return flags if config == base else None
+    @classmethod
+    def command_configs(cls, options: Options) -> list[ContributionConfig]:
+        configs = [cls(dataset=dataset, device=options.device) for dataset in options.datasets]
+        return [config.fast() if options.fast else config for config in configs]
 
 
 def case_workers(case: int, dataset: str, rng: np.random.Generator, n: int = 1000) -> WorkerPool:
@@ -152,41 +204,6 @@ def _unit(config: ContributionConfig, case: int, seed: int) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True, eq=False)
-class ContributionResult:
-    """Records of a contribution run, one per (seed, case) in that order.
-
-    Each record holds ``case``, ``seed``, and per worker ``dacc`` and the :data:`METRICS`:
-    ``contribution`` (ours), ``benchmark`` (equal weights), ``mean_prob`` and ``local_acc``;
-    also ``n_pass``, ``re`` and the global model's ``test_loss``/``test_acc`` per round.
-    """
-
-    config: ContributionConfig
-    records: tuple[dict[str, Any], ...]
-    wall_time_s: float
-
-    @classmethod
-    def from_stored(cls, config: Mapping[str, Any], records: list[dict[str, Any]],
-                    wall_time_s: float) -> ContributionResult:
-        """Rebuild a result from stored JSON."""
-        return cls(ContributionConfig.from_dict(config), tuple(records), wall_time_s)
-
-    def rows(self) -> list[dict[str, Any]]:
-        """A tidy table: one row per (case, seed, worker) with dacc and the :data:`METRICS`."""
-        return [{"case": r["case"], "seed": r["seed"], "worker": w, "dacc": r["dacc"][w],
-                 **{m: r[m][w] for m in METRICS}}
-                for r in self.records for w in range(len(r["dacc"]))]
-
-    def summary(self, case: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Per metric, the mean and standard deviation over seeds of each worker's value."""
-        chosen = [r for r in self.records if r["case"] == case]
-        if not chosen:
-            raise ValueError(f"case must be one of {CASES}, got {case!r}")
-        return {m: (np.mean([r[m] for r in chosen], axis=0), np.std([r[m] for r in chosen],
-                                                                    axis=0))
-                for m in METRICS}
-
-
 def _units(config: ContributionConfig) -> list[tuple[int, int]]:
     return [(seed, case) for seed in config.seeds for case in CASES]
 
@@ -202,12 +219,5 @@ def run_contribution(config: ContributionConfig | None = None) -> ContributionRe
     began = time.perf_counter()
     with torch_threads(config.threads):
         records = tuple(_unit(config, case, seed) for seed, case in
-                        progress(units, desc=result_name(config), total=len(units)))
+                        progress(units, desc=config.result_name(), total=len(units)))
     return ContributionResult(config, records, time.perf_counter() - began)
-
-
-def recompute(config: Mapping[str, Any], n_tasks: int) -> list[dict[str, Any]]:
-    """The first ``n_tasks`` records (tasks) of a stored configuration, on the CPU."""
-    stored = replace(ContributionConfig.from_dict(config), device="cpu")
-    with torch_threads(stored.threads):
-        return [_unit(stored, case, seed) for seed, case in _units(stored)[:n_tasks]]

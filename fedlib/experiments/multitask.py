@@ -27,11 +27,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
 
+from fedlib.experiments.registry import Options, register
 from fedlib.experiments.task_store import TaskStore, task_key
 from fedlib.fl.attacks import Attack, check_attacks, for_task
 from fedlib.fl.data import DATASETS
@@ -68,6 +69,34 @@ RUNTIME_FIELDS = ("device",)
 _POOL, _PUBLISHER, _BIDS, _SELECT, _TRAIN, _ATTACK = range(6)
 
 
+@dataclass(frozen=True, eq=False)
+class MultiTaskResult:
+    """A multi-task run: its configuration and one JSON-ready record per task.
+
+    Each record holds ``task``; ``winners`` (worker indices in selection order); ``bids`` and
+    ``Re`` (all workers; ``Re`` after the task, so task ``t`` started from record ``t - 1``'s
+    ``Re``, or ``Re^0``); per winner ``payments``, ``contribution``, ``n_pass``, ``n_fail``,
+    ``re``; and ``rounds`` with the global model's ``test_loss`` and ``test_acc`` per round and
+    the winners' ``passed`` and ``omega`` per round. A task without winners has empty lists.
+    """
+
+    config: MultiTaskConfig
+    records: tuple[dict[str, Any], ...]
+    wall_time_s: float
+
+    @property
+    def evaluated(self) -> tuple[dict[str, Any], ...]:
+        """The records from ``config.eval_from`` on."""
+        return tuple(r for r in self.records if r["task"] >= self.config.eval_from)
+
+    @classmethod
+    def from_stored(cls, config: Mapping[str, Any], records: Sequence[dict[str, Any]],
+                    wall_time_s: float) -> MultiTaskResult:
+        """Rebuild a result from stored JSON (:func:`~fedlib.experiments.results.load_result`)."""
+        return cls(MultiTaskConfig.from_dict(config), tuple(records), wall_time_s)
+
+
+@register
 @dataclass(frozen=True)
 class MultiTaskConfig:
     """Everything that determines a multi-task run.
@@ -129,6 +158,12 @@ class MultiTaskConfig:
     threads: int = 1
     attacks: tuple[Attack, ...] = ()
 
+    kind: ClassVar[str] = "tables"
+    result_type: ClassVar[type] = MultiTaskResult
+    default_datasets: ClassVar[tuple[str, ...]] = DATASETS
+    accepts: ClassVar[tuple[str, ...]] = ("datasets", "mechanisms", "budget", "carry_model",
+                                          "seed", "fast")
+
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
             raise ValueError(f"dataset must be one of {DATASETS}, got {self.dataset!r}")
@@ -179,81 +214,68 @@ class MultiTaskConfig:
         values["attacks"] = tuple(Attack.from_dict(a) for a in values.get("attacks", ()))
         return cls(**values)
 
+    def fast(self) -> MultiTaskConfig:
+        """A smoke-sized version: 3 tasks of 2 rounds, 200 samples, 500-sample sets."""
+        return replace(self, n_tasks=3, eval_from=1, n_samples=200, n_val=500, n_test=500,
+                       task=replace(self.task, rounds=2))
+
+    def result_name(self) -> str:
+        """``tables_<dataset>_<mechanism>``, with ``_b<budget>``, ``_carried`` (the model
+        carried across tasks), ``_s<seed>``, ``_attacked`` (with attacks) and ``_fast``
+        suffixes where the configuration differs from the paper-scale default."""
+        name = f"tables_{self.dataset}_{self.mechanism}"
+        if self.budget != DEFAULT_BUDGET:
+            name += f"_b{self.budget:g}"
+        if not self.fresh_model:
+            name += "_carried"
+        if self.seed != 0:
+            name += f"_s{self.seed}"
+        if self.attacks:
+            name += "_attacked"
+        return name + ("_fast" if self == self.fast() else "")
+
+    def run(self, *, jobs: int = 1, checkpoint_dir: str | os.PathLike[str] | None = None,
+            task_store: str | os.PathLike[str] | None = None) -> MultiTaskResult:
+        """:func:`run_multitask`, checkpointed as ``<checkpoint_dir>/<result_name>.pt`` (deleted
+        when the run ends); one process (``jobs`` is not used)."""
+        checkpoint = (None if checkpoint_dir is None else
+                      Path(checkpoint_dir) / f"{self.result_name()}.pt")
+        result = run_multitask(self, checkpoint, task_store=task_store)
+        if checkpoint is not None:
+            checkpoint.unlink()
+        return result
+
+    def recompute(self, n_tasks: int,
+                  task_store: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+        """The records of the first ``n_tasks`` tasks, on the CPU (tasks already in
+        ``task_store`` are read from it)."""
+        return list(run_multitask(replace(self, n_tasks=n_tasks, device="cpu"),
+                                  task_store=task_store).records)
+
+    def command_options(self) -> Options:
+        return Options(datasets=(self.dataset,), mechanisms=(self.mechanism,),
+                       budget=None if self.budget == DEFAULT_BUDGET else self.budget,
+                       carry_model=not self.fresh_model, seed=self.seed, device=self.device)
+
+    @classmethod
+    def command_configs(cls, options: Options) -> list[MultiTaskConfig]:
+        """One run per dataset (Fashion-MNIST, the slowest, first) and mechanism (default
+        :data:`TABLE_MECHANISMS`); RRAFL last: it hires the same winners as ours and trains
+        the same tasks, so it starts when ours have finished and reads them from the shared
+        task store."""
+        configs = [cls(dataset=dataset, mechanism=mechanism,
+                       budget=DEFAULT_BUDGET if options.budget is None else options.budget,
+                       fresh_model=not options.carry_model, seed=options.seed,
+                       device=options.device)
+                   for dataset in sorted(options.datasets)
+                   for mechanism in options.mechanisms or TABLE_MECHANISMS]
+        configs.sort(key=lambda config: config.mechanism == "rrafl")
+        return [config.fast() if options.fast else config for config in configs]
+
 
 def _check_int(value: Any, name: str, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-
-
-def fast_config(config: MultiTaskConfig) -> MultiTaskConfig:
-    """A smoke-sized version of ``config``: 3 tasks of 2 rounds, 200 samples, 500-sample sets."""
-    return replace(config, n_tasks=3, eval_from=1, n_samples=200, n_val=500, n_test=500,
-                   task=replace(config.task, rounds=2))
-
-
-def result_name(config: MultiTaskConfig) -> str:
-    """``tables_<dataset>_<mechanism>``, with ``_b<budget>``, ``_carried`` (the model carried
-    across tasks), ``_s<seed>``, ``_attacked`` (with attacks) and ``_fast`` suffixes where the
-    configuration differs from the paper-scale default."""
-    name = f"tables_{config.dataset}_{config.mechanism}"
-    if config.budget != DEFAULT_BUDGET:
-        name += f"_b{config.budget:g}"
-    if not config.fresh_model:
-        name += "_carried"
-    if config.seed != 0:
-        name += f"_s{config.seed}"
-    if config.attacks:
-        name += "_attacked"
-    return name + ("_fast" if config == fast_config(config) else "")
-
-
-def command_flags(config: MultiTaskConfig) -> list[str] | None:
-    """Flags of ``python -m fedlib reproduce tables`` that regenerate ``config``, or None.
-
-    None when the configuration is not one the command line can produce.
-    """
-    base = MultiTaskConfig(dataset=config.dataset, mechanism=config.mechanism,
-                           budget=config.budget, fresh_model=config.fresh_model,
-                           seed=config.seed, device=config.device)
-    if config.mechanism not in TABLE_MECHANISMS:
-        return None
-    flags = [f"--dataset {config.dataset}"]
-    if config.budget != DEFAULT_BUDGET:
-        flags.append(f"--budget {config.budget:g}")
-    if not config.fresh_model:
-        flags.append("--carry-model")
-    if config.seed != 0:
-        flags.append(f"--seed {config.seed}")
-    if config == fast_config(base):
-        return [*flags, "--fast"]
-    return flags if config == base else None
-
-
-@dataclass(frozen=True, eq=False)
-class MultiTaskResult:
-    """A multi-task run: its configuration and one JSON-ready record per task.
-
-    Each record holds ``task``; ``winners`` (worker indices in selection order); ``bids`` and
-    ``Re`` (all workers; ``Re`` after the task, so task ``t`` started from record ``t - 1``'s
-    ``Re``, or ``Re^0``); per winner ``payments``, ``contribution``, ``n_pass``, ``n_fail``,
-    ``re``; and ``rounds`` with the global model's ``test_loss`` and ``test_acc`` per round and
-    the winners' ``passed`` and ``omega`` per round. A task without winners has empty lists.
-    """
-
-    config: MultiTaskConfig
-    records: tuple[dict[str, Any], ...]
-    wall_time_s: float
-
-    @property
-    def evaluated(self) -> tuple[dict[str, Any], ...]:
-        """The records from ``config.eval_from`` on."""
-        return tuple(r for r in self.records if r["task"] >= self.config.eval_from)
-
-    @classmethod
-    def from_stored(cls, config: Mapping[str, Any], records: Sequence[dict[str, Any]],
-                    wall_time_s: float) -> MultiTaskResult:
-        """Rebuild a result from stored JSON (:func:`~fedlib.experiments.results.load_result`)."""
-        return cls(MultiTaskConfig.from_dict(config), tuple(records), wall_time_s)
 
 
 def _draw_bids(config: MultiTaskConfig, task: int) -> np.ndarray:
@@ -399,7 +421,7 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
     store = TaskStore(task_store) if task_store is not None else None
     start = len(run.records)
     with torch_threads(config.threads):
-        for task in progress(range(start, config.n_tasks), desc=result_name(config),
+        for task in progress(range(start, config.n_tasks), desc=config.result_name(),
                              total=config.n_tasks - start):
             began = time.perf_counter()
             _run_one(run, engine, pool, publisher, task, store)
@@ -409,15 +431,6 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
             if on_task is not None:
                 on_task(run.records[-1])
     return MultiTaskResult(config, tuple(run.records), run.seconds)
-
-
-def recompute(config: Mapping[str, Any], n_tasks: int,
-              task_store: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
-    """The records of the first ``n_tasks`` tasks of a stored configuration, on the CPU
-    (tasks already in ``task_store`` are read from it)."""
-    stored = MultiTaskConfig.from_dict(config)
-    return list(run_multitask(replace(stored, n_tasks=n_tasks, device="cpu"),
-                              task_store=task_store).records)
 
 
 # ---------------------------------------------------------------------- several runs

@@ -18,73 +18,22 @@ import json
 import os
 import platform
 import subprocess
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import torch
 
 import fedlib
-from fedlib.experiments import (
-    adversarial,
-    auction_sweeps,
-    budget_sweep,
-    contribution,
-    environment,
-    multitask,
-    sensitivity,
-)
+from fedlib.experiments import environment, registry
+from fedlib.experiments.registry import Experiment
 from fedlib.fl.device import resolve_device
 
 #: Configuration keys that say where a run executed, not what it computed.
 RUNTIME_KEYS = ("device",)
-
-
-class _Config(Protocol):
-    def to_dict(self) -> dict[str, Any]: ...
-
-
-@dataclass(frozen=True)
-class _Experiment:
-    """How to rebuild, regenerate and recompute one kind of stored experiment."""
-
-    from_dict: Callable[[Mapping[str, Any]], Any]
-    command_flags: Callable[[Any], list[str] | None]
-    #: ``recompute(config, n_tasks, task_store)``: the first records, on the CPU, reading tasks
-    #: already trained from ``task_store`` (a folder, or None) where the experiment shares them.
-    recompute: Callable[[Mapping[str, Any], int, str | None], list[dict[str, Any]]]
-    runner: str
-
-
-def _unshared(recompute: Callable[[Mapping[str, Any], int], list[dict[str, Any]]]
-              ) -> Callable[[Mapping[str, Any], int, str | None], list[dict[str, Any]]]:
-    """``recompute`` of an experiment whose tasks are not shared (no task store to read)."""
-    return lambda config, n_tasks, task_store: recompute(config, n_tasks)
-
-
-EXPERIMENTS = {
-    "tables": _Experiment(multitask.MultiTaskConfig.from_dict, multitask.command_flags,
-                          multitask.recompute, "fedlib.experiments.multitask.run_multitask"),
-    "contribution": _Experiment(contribution.ContributionConfig.from_dict,
-                                contribution.command_flags,
-                                _unshared(contribution.recompute),
-                                "fedlib.experiments.contribution.run_contribution"),
-    "mechanisms": _Experiment(auction_sweeps.SweepConfig.from_dict, auction_sweeps.command_flags,
-                              _unshared(auction_sweeps.recompute),
-                              "fedlib.experiments.auction_sweeps.run_figures"),
-    "budgets": _Experiment(budget_sweep.BudgetSweepConfig.from_dict, budget_sweep.command_flags,
-                           budget_sweep.recompute,
-                           "fedlib.experiments.budget_sweep.run_budget_sweep"),
-    "sensitivity": _Experiment(sensitivity.SensitivityConfig.from_dict,
-                               sensitivity.command_flags, sensitivity.recompute,
-                               "fedlib.experiments.sensitivity.run_sensitivity"),
-    "adversarial": _Experiment(adversarial.AdversarialConfig.from_dict,
-                               adversarial.command_flags, adversarial.recompute,
-                               "fedlib.experiments.adversarial.run_adversarial"),
-}
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,8 +44,7 @@ class StoredResult:
     ----------
     name : str
     experiment : str
-        A key of :data:`EXPERIMENTS`: ``"tables"``, ``"contribution"``, ``"mechanisms"`` or
-        ``"budgets"``.
+        The kind of experiment (a key of :func:`~fedlib.experiments.registry.experiments`).
     config : dict
         The stored configuration (as written by the config's ``to_dict``).
     records : list of dict
@@ -116,31 +64,22 @@ class StoredResult:
     path: Path
 
 
-def _config_dict(config: Mapping[str, Any] | _Config) -> dict[str, Any]:
+def _config_dict(config: Mapping[str, Any] | Experiment) -> dict[str, Any]:
     raw = dict(config) if isinstance(config, Mapping) else config.to_dict()
     return json.loads(json.dumps(raw))
 
 
-def experiment(config: Mapping[str, Any]) -> _Experiment:
-    """How to rebuild, regenerate and recompute the kind of experiment ``config`` belongs to."""
-    kind = config.get("experiment")
-    if kind not in EXPERIMENTS:
-        raise ValueError(f"config['experiment'] must be one of {sorted(EXPERIMENTS)}, got "
-                         f"{kind!r}")
-    return EXPERIMENTS[kind]
-
-
-def reproduce_command(config: Mapping[str, Any] | _Config,
+def reproduce_command(config: Mapping[str, Any] | Experiment,
                       results_dir: str | os.PathLike[str] = "results") -> str:
     """How to regenerate a result with ``config``: a command line, or what to run in Python."""
     raw = _config_dict(config)
-    kind = experiment(raw)
-    flags = kind.command_flags(kind.from_dict(raw))
+    built = registry.rebuild(raw)
+    flags = registry.command_flags(built)
     if flags is None:
-        return (f"run {kind.runner} with this configuration in Python and store its "
+        return (f"run {type(built).__name__}.from_dict(config).run() in Python and store its "
                 "records with fedlib.experiments.results.save_result (the command line "
-                "cannot express it)")
-    return " ".join(["python -m fedlib reproduce", raw["experiment"], *flags, "--device cpu",
+                "cannot express this configuration)")
+    return " ".join(["python -m fedlib reproduce", built.kind, *flags, "--device cpu",
                      f"--out {results_dir}"])
 
 
@@ -185,7 +124,7 @@ def _path(name: str, results_dir: str | os.PathLike[str]) -> Path:
     return Path(results_dir) / f"{name}.json"
 
 
-def save_result(name: str, config: Mapping[str, Any] | _Config,
+def save_result(name: str, config: Mapping[str, Any] | Experiment,
                 records: Sequence[Mapping[str, Any]], out_dir: str | os.PathLike[str] = "results",
                 *, wall_time_s: float) -> Path:
     """Write ``<out_dir>/<name>.json`` atomically (a temporary file, then ``os.replace``).
@@ -209,7 +148,7 @@ def save_result(name: str, config: Mapping[str, Any] | _Config,
         The written file.
     """
     raw = _config_dict(config)
-    experiment(raw)
+    registry.experiment_class(raw)
     revision, dirty = git_revision()
     header = {
         "name": name, "experiment": raw["experiment"], "config": raw,
@@ -234,11 +173,11 @@ def _comparable(config: Mapping[str, Any]) -> dict[str, Any]:
     """The configuration rebuilt by its experiment (so a field added to fedlib after a result
     was stored reads as its default, the value the code then had fixed), less the runtime keys.
     """
-    normalised = _config_dict(experiment(config).from_dict(config))
+    normalised = _config_dict(registry.rebuild(config))
     return {key: value for key, value in normalised.items() if key not in RUNTIME_KEYS}
 
 
-def load_result(name: str, expected_config: Mapping[str, Any] | _Config,
+def load_result(name: str, expected_config: Mapping[str, Any] | Experiment,
                 results_dir: str | os.PathLike[str] = "results") -> StoredResult:
     """Read ``<results_dir>/<name>.json`` and check it was computed with ``expected_config``.
 

@@ -24,20 +24,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from fedlib.experiments import multitask
-from fedlib.experiments.budget_sweep import (
-    SWEEP_ROUND_FIELDS,
-    BudgetSweepConfig,
-    BudgetSweepResult,
-    sweep_flags,
-    sweep_name,
-)
+from fedlib.experiments.budget_sweep import BudgetSweepConfig, BudgetSweepResult
+from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, Grid, GridResult, sweep_base
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
+from fedlib.experiments.registry import Options, register
 
 #: Trust weight theta of Eq. (4), default 0.4. The paper asks for theta in (0, 0.5) so that a
 #: failure weighs more than a pass: 0.2 makes a failure weigh four times a pass, 0.5 (the
@@ -91,13 +86,34 @@ def _check_name(name: str, known: Sequence[str]) -> None:
         raise ValueError(f"unknown parameter {name!r}; known: {', '.join(known)}")
 
 
+class SensitivityResult(GridResult):
+    """A sensitivity sweep: one :class:`~fedlib.experiments.multitask.MultiTaskResult` per
+    run, in the order of :attr:`SensitivityConfig.points` (center first); the records keep the
+    rounds' :data:`~fedlib.experiments.grid.SWEEP_ROUND_FIELDS`."""
+
+    @property
+    def center(self) -> MultiTaskResult:
+        return self.runs[0]
+
+    def runs_of(self, name: str) -> list[tuple[float, MultiTaskResult]]:
+        """``(value, run)`` of parameter ``name``, the center run included, by value."""
+        _check_name(name, [n for n, _ in self.config.values])
+        chosen = [(parameter_value(run.config, name), run)
+                  for (parameter, _), run in zip(self.config.points, self.runs, strict=True)
+                  if parameter in (None, name)]
+        return sorted(chosen, key=lambda pair: pair[0])
+
+
 def _default_base() -> MultiTaskConfig:
     return BudgetSweepConfig().base
 
 
+@register
 @dataclass(frozen=True)
-class SensitivityConfig:
-    """The multi-task experiment ``base`` once as it is and once per alternative value.
+class SensitivityConfig(Grid):
+    """The multi-task experiment ``base`` once as it is and once per alternative value (a
+    :class:`~fedlib.experiments.grid.Grid`, ``python -m fedlib reproduce sensitivity``, stored
+    as ``sensitivity_<dataset>_<mechanism>.json``).
 
     Attributes
     ----------
@@ -117,6 +133,12 @@ class SensitivityConfig:
     values: tuple[tuple[str, tuple[float, ...]], ...] = SWEEP_VALUES
     base: MultiTaskConfig = field(default_factory=_default_base)
 
+    kind: ClassVar[str] = "sensitivity"
+    result_type: ClassVar[type] = SensitivityResult
+    axis: ClassVar[str] = "values"
+    round_fields: ClassVar[tuple[str, ...]] = SWEEP_ROUND_FIELDS
+    accepts: ClassVar[tuple[str, ...]] = ("datasets", "budget", "seed", "fast")
+
     def __post_init__(self) -> None:
         pairs = self.values.items() if isinstance(self.values, Mapping) else self.values
         normalised = []
@@ -134,10 +156,6 @@ class SensitivityConfig:
         self.run_configs()  # every value must make a valid configuration
 
     @property
-    def device(self) -> str:
-        return self.base.device
-
-    @property
     def points(self) -> list[tuple[str | None, float | None]]:
         """``(parameter, value)`` of every run: ``(None, None)`` for the center run first."""
         return [(None, None), *((name, v) for name, values in self.values for v in values)]
@@ -147,122 +165,20 @@ class SensitivityConfig:
         return [self.base if name is None else with_parameter(self.base, name, value)
                 for name, value in self.points]
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready configuration, tagged ``"experiment": "sensitivity"``; the seed and the
-        device at the top level (as :class:`~fedlib.experiments.budget_sweep.BudgetSweepConfig`
-        does)."""
-        base = {k: v for k, v in self.base.to_dict().items()
-                if k not in ("experiment", "device", "seed")}
-        return {"experiment": "sensitivity",
-                "values": {name: list(values) for name, values in self.values},
-                "seed": self.base.seed, "device": self.base.device, "base": base}
+    def run_labels(self) -> list[str]:
+        return ["center" if name is None else f"{name}{value:g}" for name, value in self.points]
+
+    def axis_json(self) -> dict[str, list[float]]:
+        return {name: list(values) for name, values in self.values}
 
     @classmethod
-    def from_dict(cls, state: Mapping[str, Any]) -> SensitivityConfig:
-        """Rebuild a configuration from :meth:`to_dict` output."""
-        base = MultiTaskConfig.from_dict({**state["base"], "seed": state["seed"],
-                                          "device": state["device"]})
-        return cls(tuple((name, tuple(values)) for name, values in state["values"].items()),
-                   base)
+    def default(cls, options: Options, dataset: str) -> SensitivityConfig:
+        return cls(base=sweep_base(options, dataset))
 
 
 def budget_config(config: SensitivityConfig) -> BudgetSweepConfig:
     """The budget sweep around the same base: the budget dimension of ``config``."""
     return BudgetSweepConfig(base=config.base)
-
-
-def fast_config(config: SensitivityConfig) -> SensitivityConfig:
-    """Every run at :func:`fedlib.experiments.multitask.fast_config` size."""
-    return replace(config, base=multitask.fast_config(config.base))
-
-
-def result_name(config: SensitivityConfig) -> str:
-    """``sensitivity_<dataset>_<mechanism>``, with ``_s<seed>`` and ``_fast`` where they
-    apply."""
-    return sweep_name("sensitivity", config, fast_config)
-
-
-def command_flags(config: SensitivityConfig) -> list[str] | None:
-    """Flags of ``python -m fedlib reproduce sensitivity`` that regenerate ``config``, or
-    None."""
-    return sweep_flags(config, lambda base: SensitivityConfig(base=base), fast_config)
-
-
-@dataclass(frozen=True, eq=False)
-class SensitivityResult:
-    """A sensitivity sweep: one :class:`~fedlib.experiments.multitask.MultiTaskResult` per
-    run, in the order of :attr:`SensitivityConfig.points` (center first); the records keep
-    the rounds' ``test_loss`` and ``test_acc`` only."""
-
-    config: SensitivityConfig
-    runs: tuple[MultiTaskResult, ...]
-    wall_time_s: float  # compute time of all runs together
-
-    @property
-    def center(self) -> MultiTaskResult:
-        return self.runs[0]
-
-    @property
-    def records(self) -> list[dict[str, Any]]:
-        """Stored form, task-major (:func:`~fedlib.experiments.multitask.task_major`)."""
-        return multitask.task_major(self.runs)
-
-    @classmethod
-    def from_stored(cls, config: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
-                    wall_time_s: float) -> SensitivityResult:
-        """Rebuild a result from stored JSON."""
-        sweep = SensitivityConfig.from_dict(config)
-        return cls(sweep, multitask.split_task_major(sweep.run_configs(), records, wall_time_s),
-                   wall_time_s)
-
-    def runs_of(self, name: str) -> list[tuple[float, MultiTaskResult]]:
-        """``(value, run)`` of parameter ``name``, the center run included, by value."""
-        _check_name(name, [n for n, _ in self.config.values])
-        chosen = [(parameter_value(run.config, name), run)
-                  for (parameter, _), run in zip(self.config.points, self.runs, strict=True)
-                  if parameter in (None, name)]
-        return sorted(chosen, key=lambda pair: pair[0])
-
-
-def run_sensitivity(config: SensitivityConfig | None = None, *, jobs: int = 1,
-                    checkpoint_dir: str | Path | None = None,
-                    task_store: str | Path | None = None) -> SensitivityResult:
-    """Run the center configuration and every alternative value.
-
-    Parameters
-    ----------
-    config : SensitivityConfig, optional
-        Default: :data:`SWEEP_VALUES` around ours on MNIST, 20 tasks.
-    jobs : int, default 1
-        Runs in parallel processes (:func:`~fedlib.experiments.multitask.run_many`).
-    checkpoint_dir : path, optional
-        Each run checkpoints after every task into this folder (and resumes from it); a
-        finished run deletes its checkpoint.
-    task_store : path, optional
-        Share finished tasks with other calls (:func:`~fedlib.experiments.multitask.run_many`).
-
-    Returns
-    -------
-    SensitivityResult
-    """
-    config = config or SensitivityConfig()
-    name = result_name(config)
-    checkpoints = (None if checkpoint_dir is None else
-                   [Path(checkpoint_dir) / (f"{name}_center.pt" if p is None else
-                                            f"{name}_{p}{v:g}.pt")
-                    for p, v in config.points])
-    runs = tuple(multitask.run_many(config.run_configs(), jobs=jobs, checkpoints=checkpoints,
-                                    task_store=task_store,
-                                    round_fields=SWEEP_ROUND_FIELDS))
-    return SensitivityResult(config, runs, sum(run.wall_time_s for run in runs))
-
-
-def recompute(config: Mapping[str, Any], n_tasks: int,
-              task_store: str | Path | None = None) -> list[dict[str, Any]]:
-    """The first ``n_tasks`` stored records of a sweep (every run), recomputed on the CPU."""
-    sweep = SensitivityConfig.from_dict(config)
-    short = replace(sweep, base=replace(sweep.base, n_tasks=n_tasks, device="cpu"))
-    return run_sensitivity(short, task_store=task_store).records
 
 
 # ---------------------------------------------------------------------- comparing runs

@@ -41,7 +41,6 @@ from fedlib.experiments.contribution import (
     ContributionConfig,
     _setup,
 )
-from fedlib.experiments.contribution import fast_config as contribution_fast_config
 from fedlib.experiments.contribution_checks import kendall_tau, rank_correlation
 from fedlib.fl.engine import BatchedEngine, Params, Stacked
 from fedlib.fl.models import preprocess
@@ -94,11 +93,10 @@ class ShapleyConfig:
             raise ValueError("need 1 <= mc_permutations <= curve_permutations, got "
                              f"{self.mc_permutations!r} and {self.curve_permutations!r}")
 
-
-def fast_config(config: ShapleyConfig) -> ShapleyConfig:
-    """A smoke-sized version: the contribution run's fast sizes (one seed, 2 rounds, 200
-    samples, 500-sample sets), all of ``config``'s workers."""
-    return replace(config, contribution=contribution_fast_config(config.contribution))
+    def fast(self) -> ShapleyConfig:
+        """A smoke-sized version: the contribution run's fast sizes (one seed, 2 rounds, 200
+        samples, 500-sample sets), all of this configuration's workers."""
+        return replace(self, contribution=self.contribution.fast())
 
 
 #: Rank correlations by name.

@@ -7,7 +7,7 @@ depending on the process's mode (:func:`mode`),
   :func:`~fedlib.experiments.results.load_result`, which checks that the stored configuration
   is the one asked for and otherwise fails with the command that regenerates it;
 * ``"fast"`` (``FEDLIB_FAST=1``): runs the experiment's smoke-sized configuration
-  (``fast_config``) now, in seconds, and stores nothing;
+  (its ``fast()`` version) now, in seconds, and stores nothing;
 * ``"recompute"`` (``FEDLIB_RECOMPUTE=1``): runs the asked configuration now, at its full
   scale, instead of reading (minutes to an hour).
 
@@ -19,26 +19,20 @@ from (revision, machine, time taken, how to regenerate). The results folder is
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from fedlib.book import ROOT
-from fedlib.experiments import (
-    adversarial,
-    budget_sweep,
-    contribution,
-    multitask,
-    results,
-    sensitivity,
-)
-from fedlib.experiments.adversarial import AdversarialConfig, AdversarialResult
-from fedlib.experiments.budget_sweep import BudgetSweepConfig, BudgetSweepResult
-from fedlib.experiments.contribution import ContributionConfig, ContributionResult
-from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
-from fedlib.experiments.sensitivity import SensitivityConfig, SensitivityResult
+from fedlib.experiments import adversarial, multitask, registry, results, sensitivity
+from fedlib.experiments.adversarial import AdversarialConfig
+from fedlib.experiments.budget_sweep import BudgetSweepConfig
+from fedlib.experiments.contribution import ContributionConfig
+from fedlib.experiments.multitask import MultiTaskConfig
+from fedlib.experiments.registry import Experiment
+from fedlib.experiments.sensitivity import SensitivityConfig
 from fedlib.runtime import fast_mode
 
 Mode = Literal["stored", "fast", "recompute"]
@@ -60,29 +54,6 @@ def mode() -> Mode:
     if fast_mode():
         return "fast"
     return "recompute" if recompute_mode() else "stored"
-
-
-@dataclass(frozen=True)
-class _Kind:
-    name: Callable[[Any], str]
-    fast: Callable[[Any], Any]
-    run: Callable[[Any], Any]
-    rebuild: Callable[[Mapping[str, Any], list[dict[str, Any]], float], Any]
-
-
-#: The experiments :func:`obtain` knows, by configuration class.
-KINDS: dict[type, _Kind] = {
-    MultiTaskConfig: _Kind(multitask.result_name, multitask.fast_config,
-                           multitask.run_multitask, MultiTaskResult.from_stored),
-    BudgetSweepConfig: _Kind(budget_sweep.result_name, budget_sweep.fast_config,
-                             budget_sweep.run_budget_sweep, BudgetSweepResult.from_stored),
-    ContributionConfig: _Kind(contribution.result_name, contribution.fast_config,
-                              contribution.run_contribution, ContributionResult.from_stored),
-    SensitivityConfig: _Kind(sensitivity.result_name, sensitivity.fast_config,
-                             sensitivity.run_sensitivity, SensitivityResult.from_stored),
-    AdversarialConfig: _Kind(adversarial.result_name, adversarial.fast_config,
-                             adversarial.run_adversarial, AdversarialResult.from_stored),
-}
 
 
 @dataclass(frozen=True)
@@ -151,13 +122,13 @@ def _revision(revision: str, dirty: bool) -> str:
     return revision + ("+dirty" if dirty else "")
 
 
-def obtain(config: Any, folder: str | os.PathLike[str] | None = None, *,
+def obtain(config: Experiment, folder: str | os.PathLike[str] | None = None, *,
            how: Mode | None = None) -> Obtained:
     """The result of ``config`` (a paper-scale configuration), read or computed per :func:`mode`.
 
     Parameters
     ----------
-    config : MultiTaskConfig, BudgetSweepConfig, ContributionConfig or SensitivityConfig
+    config : a registered experiment (:mod:`fedlib.experiments.registry`)
         What the chapter asks for, at the scale it wants to show.
     folder : path, optional
         The results folder; default :func:`results_dir`.
@@ -167,7 +138,7 @@ def obtain(config: Any, folder: str | os.PathLike[str] | None = None, *,
     Returns
     -------
     Obtained
-        In fast mode, the result of ``fast_config(config)``.
+        In fast mode, the result of ``config.fast()``.
 
     Raises
     ------
@@ -175,29 +146,30 @@ def obtain(config: Any, folder: str | os.PathLike[str] | None = None, *,
         In stored mode, if the file is missing or holds another configuration; the message
         names the command that regenerates it.
     """
-    kind = KINDS.get(type(config))
-    if kind is None:
-        raise TypeError(f"obtain() knows {sorted(k.__name__ for k in KINDS)}, got "
-                        f"{type(config).__name__}")
+    if type(config) not in registry.experiments().values():
+        raise TypeError(f"obtain() takes a registered experiment configuration "
+                        f"({', '.join(c.__name__ for c in registry.experiments().values())}), "
+                        f"got {type(config).__name__}")
     folder = Path(folder) if folder is not None else results_dir()
     chosen = how or mode()
     command = results.reproduce_command(config, "results")
-    name = kind.name(config)
+    name = config.result_name()
     if chosen == "stored":
         stored = results.load_result(name, config, folder)
         meta = stored.meta
         return Obtained(
-            kind.rebuild(stored.config, stored.records, float(meta["wall_time_s"])),
+            config.result_type.from_stored(stored.config, stored.records,
+                                           float(meta["wall_time_s"])),
             Provenance(name, "stored", stored.path,
                        _revision(meta["git_revision"], meta["git_dirty"]),
                        _machine(meta["machine"]), float(meta["wall_time_s"]), meta["created"],
                        command))
     if chosen not in ("fast", "recompute"):
         raise ValueError(f"mode must be 'stored', 'fast' or 'recompute', got {chosen!r}")
-    run_config = kind.fast(config) if chosen == "fast" else config
-    result = kind.run(run_config)
+    run_config = config.fast() if chosen == "fast" else config
+    result = run_config.run()
     return Obtained(result, Provenance(
-        kind.name(run_config), chosen, None, _revision(*results.git_revision()),
+        run_config.result_name(), chosen, None, _revision(*results.git_revision()),
         _machine(results.machine_description(run_config.device)), float(result.wall_time_s),
         datetime.now(UTC).isoformat(timespec="seconds"), command))
 
@@ -245,15 +217,14 @@ def federated_results() -> dict[str, Any]:
     configs: list[Any] = [*table_configs().values(), BudgetSweepConfig(),
                           *table_configs(("fashion",), multitask.CARRIED_MECHANISMS,
                                          fresh_model=False).values()]
-    return {KINDS[type(c)].name(c): c for c in configs}
+    return {c.result_name(): c for c in configs}
 
 
 def report_results() -> dict[str, Any]:
     """The results the reproducibility report reads: :func:`federated_results` and the
     contribution run of Figures 2-3 (:class:`~fedlib.experiments.contribution.ContributionConfig`).
     """
-    return {**federated_results(), contribution.result_name(ContributionConfig()):
-            ContributionConfig()}
+    return {**federated_results(), ContributionConfig().result_name(): ContributionConfig()}
 
 
 #: The folder of ``results/`` that holds runs repeated on a second machine (another CPU model
@@ -270,7 +241,7 @@ def second_machine_results() -> dict[str, Any]:
     """The runs of :data:`SECOND_MACHINE_RUNS`, by name within ``results/second_machine/``."""
     configs = [config for dataset, mechanisms in SECOND_MACHINE_RUNS
                for config in table_configs((dataset,), mechanisms).values()]
-    return {KINDS[type(c)].name(c): c for c in configs}
+    return {c.result_name(): c for c in configs}
 
 
 def sensitivity_results() -> dict[str, Any]:
@@ -278,7 +249,7 @@ def sensitivity_results() -> dict[str, Any]:
     parameters?" reads, by name: the sensitivity sweep and the budget sweep around the same
     base (:func:`~fedlib.experiments.sensitivity.budget_config`)."""
     config = SensitivityConfig()
-    return {KINDS[type(c)].name(c): c for c in (config, sensitivity.budget_config(config))}
+    return {c.result_name(): c for c in (config, sensitivity.budget_config(config))}
 
 
 def adversarial_results() -> dict[str, Any]:
@@ -287,4 +258,4 @@ def adversarial_results() -> dict[str, Any]:
     MNIST runs of its mechanisms."""
     configs: list[Any] = [AdversarialConfig(), *table_configs(
         ("mnist",), adversarial.ADVERSARIAL_MECHANISMS).values()]
-    return {KINDS[type(c)].name(c): c for c in configs}
+    return {c.result_name(): c for c in configs}

@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from fedlib.experiments import environment, results
+from fedlib.experiments import environment, registry, results
 from fedlib.experiments.multitask import MultiTaskConfig, auction
 
 Tier = Literal["same", "foreign"]
@@ -399,7 +399,7 @@ def _runs(config: Mapping[str, Any], stored: Sequence[Mapping[str, Any]],
           fresh: Sequence[Mapping[str, Any]]) -> list[tuple[MultiTaskConfig, list, list]] | None:
     """The multi-task runs of a stored configuration with their stored and recomputed records
     (None for the contribution experiment, whose records are single tasks)."""
-    built = results.experiment(config).from_dict(config)
+    built = registry.rebuild(config)
     if isinstance(built, MultiTaskConfig):
         return [(built, list(stored), list(fresh))]
     if not hasattr(built, "run_configs"):
@@ -477,9 +477,8 @@ def verify_result(name: str, n_tasks: int = 2,
         same = environment.same_environment(stored_environment, here)
         tier = ("same" if same else "foreign") if forced == "auto" else forced
     began = time.perf_counter()
-    recompute = results.experiment(config).recompute
     store = None if task_store is None else str(task_store)
-    fresh = json.loads(json.dumps(recompute(config, n_tasks, store)))
+    fresh = json.loads(json.dumps(registry.rebuild(config).recompute(n_tasks, store)))
     comparison, stops = compare_records(config, payload["records"][:n_tasks], fresh, tier)
     foreign = comparison if tier == "foreign" else compare_records(
         config, payload["records"][:n_tasks], fresh, "foreign")[0]

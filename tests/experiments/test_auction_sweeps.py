@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from fedlib.experiments import auction_sweeps as sw
+from fedlib.experiments import registry
+from fedlib.experiments.registry import Options
 from fedlib.mechanism import MECHANISMS, synthetic_instance, utility_per_payment
 
 
@@ -236,38 +238,36 @@ def test_mechanism_table_from_the_registry():
     assert all(r["summary"] and r["label"] for r in rows)
 
 
-def test_config_round_trip_and_names():
+def test_names_and_commands():
     for sweep in ("budget", "workers"):
         config = sw.paper_config(sweep)
-        again = sw.SweepConfig.from_dict(json.loads(json.dumps(config.to_dict())))
-        assert again == config
-        assert sw.command_flags(config) == []
-        assert sw.command_flags(sw.fast_config(config)) == ["--fast"]
-        assert sw.command_flags(replace(config, trials=7)) is None
-        assert sw.result_name(config) == f"mechanisms_{sweep}"
-        assert sw.result_name(sw.fast_config(config)) == f"mechanisms_{sweep}_fast"
-        assert sw.result_name(replace(config, seed=2)) == f"mechanisms_{sweep}_s2"
+        assert registry.command_flags(config) == []
+        assert registry.command_flags(config.fast()) == ["--fast"]
+        assert registry.command_flags(replace(config, trials=7)) is None
+        assert config.result_name() == f"mechanisms_{sweep}"
+        assert config.fast().result_name() == f"mechanisms_{sweep}_fast"
+        assert replace(config, seed=2).result_name() == f"mechanisms_{sweep}_s2"
     assert sw.paper_config("budget").n_workers == 100
     assert sw.paper_config("workers").budget == 125.0
 
 
 def test_recompute_matches_summary_records():
-    config = sw.fast_config(sw.paper_config("budget"))
+    config = sw.paper_config("budget").fast()
     stored = sw.run_sweep(config).summary_records()
-    again = sw.recompute(json.loads(json.dumps(config.to_dict())), 3)
+    again = registry.rebuild(json.loads(json.dumps(config.to_dict()))).recompute(3)
     assert json.loads(json.dumps(stored[:3])) == json.loads(json.dumps(again))
 
 
-def test_run_figures_writes_both_sweeps(tmp_path):
-    paths = sw.run_figures(tmp_path, fast=True)
-    assert [p.name for p in paths] == ["mechanisms_budget_fast.json",
-                                       "mechanisms_workers_fast.json"]
-    for path in paths:
-        payload = json.loads(path.read_text())
+def test_the_stored_summary_has_a_record_per_mechanism_and_point():
+    for config in sw.SweepConfig.command_configs(Options(fast=True)):
+        summary = config.run()
+        payload = json.loads(json.dumps({"config": config.to_dict(),
+                                         "records": summary.records}))
         assert payload["config"]["experiment"] == "mechanisms"
         assert len(payload["records"]) == 7 * len(payload["config"]["xs"])
         assert all(r["over_budget"] == 0 for r in payload["records"])
-        assert {"fedlib_version", "git_revision", "machine", "wall_time_s"} <= set(payload)
+        again = sw.SweepSummary.from_stored(payload["config"], payload["records"], 1.0)
+        assert again.config == config and list(again.records) == payload["records"]
 
 
 def test_gap_decomposition_adds_up(result):

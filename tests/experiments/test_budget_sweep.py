@@ -8,9 +8,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fedlib.cli import main
 from fedlib.experiments import budget_sweep as bs
-from fedlib.experiments import multitask, results, verification
+from fedlib.experiments import multitask, registry, results
+from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, SWEEP_TASKS
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.fl.task import TaskOptions
 
@@ -22,7 +22,7 @@ TINY = bs.BudgetSweepConfig(budgets=(8.0, 20.0), base=MultiTaskConfig(
 
 @pytest.fixture(scope="module")
 def tiny(data_root):
-    return bs.run_budget_sweep(TINY)
+    return TINY.run()
 
 
 def test_config_round_trip_and_validation():
@@ -40,18 +40,18 @@ def test_config_round_trip_and_validation():
 
 def test_names_and_commands():
     paper = bs.BudgetSweepConfig()
-    assert paper.budgets == bs.SWEEP_BUDGETS and paper.base.n_tasks == bs.SWEEP_TASKS
-    assert bs.result_name(paper) == "budgets_mnist_ours"
-    assert bs.result_name(bs.fast_config(paper)) == "budgets_mnist_ours_fast"
-    seeded = bs.BudgetSweepConfig(base=MultiTaskConfig(n_tasks=bs.SWEEP_TASKS, seed=3,
+    assert paper.budgets == bs.SWEEP_BUDGETS and paper.base.n_tasks == SWEEP_TASKS
+    assert paper.result_name() == "budgets_mnist_ours"
+    assert paper.fast().result_name() == "budgets_mnist_ours_fast"
+    seeded = bs.BudgetSweepConfig(base=MultiTaskConfig(n_tasks=SWEEP_TASKS, seed=3,
                                                        dataset="fashion"))
-    assert bs.result_name(seeded) == "budgets_fashion_ours_s3"
+    assert seeded.result_name() == "budgets_fashion_ours_s3"
     assert results.reproduce_command(paper) == ("python -m fedlib reproduce budgets --dataset "
                                                 "mnist --device cpu --out results")
-    assert results.reproduce_command(bs.fast_config(seeded), "x") == (
+    assert results.reproduce_command(seeded.fast(), "x") == (
         "python -m fedlib reproduce budgets --dataset fashion --seed 3 --fast --device cpu "
         "--out x")
-    assert bs.command_flags(TINY) is None
+    assert registry.command_flags(TINY) is None
     assert "in Python" in results.reproduce_command(TINY)
 
 
@@ -61,9 +61,9 @@ def test_each_budget_is_the_multitask_run_at_that_budget(tiny):
         direct = run_multitask(replace(TINY.base, budget=budget))
         assert run.config == direct.config
         for mine, theirs in zip(run.records, direct.records, strict=True):
-            assert set(mine["rounds"]) == set(bs.SWEEP_ROUND_FIELDS)
+            assert set(mine["rounds"]) == set(SWEEP_ROUND_FIELDS)
             assert mine == {**theirs, "rounds": {k: theirs["rounds"][k]
-                                                 for k in bs.SWEEP_ROUND_FIELDS}}
+                                                 for k in SWEEP_ROUND_FIELDS}}
 
 
 def test_records_are_task_major_and_round_trip(tiny):
@@ -73,7 +73,7 @@ def test_records_are_task_major_and_round_trip(tiny):
     again = bs.BudgetSweepResult.from_stored(TINY.to_dict(), records, tiny.wall_time_s)
     assert again.config == TINY
     assert json.dumps(again.summary()) == json.dumps(tiny.summary())  # NaN-safe
-    assert bs.recompute(json.loads(json.dumps(TINY.to_dict())), 2) == records[:2]
+    assert registry.rebuild(json.loads(json.dumps(TINY.to_dict()))).recompute(2) == records[:2]
 
 
 def test_summary(tiny):
@@ -87,24 +87,11 @@ def test_summary(tiny):
 
 
 def test_parallel_runs_match(tiny, tmp_path):
-    again = bs.run_budget_sweep(TINY, jobs=2, checkpoint_dir=tmp_path)
+    again = TINY.run(jobs=2, checkpoint_dir=tmp_path)
     assert again.records == tiny.records
     assert not list(tmp_path.glob("*.pt"))
     with pytest.raises(ValueError, match="jobs"):
-        bs.run_budget_sweep(TINY, jobs=0)
-
-
-def test_reproduce_budgets_stores_a_verifiable_sweep(data_root, tmp_path, capsys):
-    assert main(["reproduce", "budgets", "--fast", "--device", "cpu", "--out", str(tmp_path),
-                 "--jobs", "1"]) == 0
-    assert [p.name for p in tmp_path.glob("*.json")] == ["budgets_mnist_ours_fast.json"]
-    config = bs.fast_config(bs.BudgetSweepConfig(base=MultiTaskConfig(
-        n_tasks=bs.SWEEP_TASKS, device="cpu")))
-    loaded = results.load_result("budgets_mnist_ours_fast", config, tmp_path)
-    assert loaded.meta["command"] == ("python -m fedlib reproduce --config "
-                                      "results/budgets_mnist_ours_fast.json --out results")
-    assert verification.verify_result("budgets_mnist_ours_fast", 1, tmp_path).ok
-    assert "share dacc 1.0 B=30" in capsys.readouterr().out
+        TINY.run(jobs=0)
 
 
 # ---------------------------------------------------------------- steady state

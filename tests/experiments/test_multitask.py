@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fedlib.experiments import multitask
+from fedlib.experiments import multitask, registry
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.fl.task import TaskOptions
 
@@ -149,18 +149,12 @@ def test_bad_configuration(change, match):
         replace(TINY, **change)
 
 
-def test_config_round_trips_through_json():
-    again = MultiTaskConfig.from_dict(json.loads(json.dumps(TINY.to_dict())))
-    assert again == TINY
-
-
 def test_result_names_and_command_flags():
     paper = MultiTaskConfig(dataset="fashion", mechanism="rrafl", device="cpu")
-    assert multitask.result_name(paper) == "tables_fashion_rrafl"
-    assert multitask.command_flags(paper) == ["--dataset fashion"]
-    fast = multitask.fast_config(replace(paper, budget=40.0, seed=3))
-    assert multitask.result_name(fast) == "tables_fashion_rrafl_b40_s3_fast"
-    assert multitask.command_flags(fast) == ["--dataset fashion", "--budget 40", "--seed 3",
-                                             "--fast"]
-    assert multitask.command_flags(TINY) is None
-    assert multitask.command_flags(replace(paper, mechanism="approx_optimal")) is None
+    assert paper.result_name() == "tables_fashion_rrafl"
+    assert registry.command_flags(paper) == ["--dataset fashion", "--mechanisms rrafl"]
+    fast = replace(paper, budget=40.0, seed=3, fresh_model=False).fast()
+    assert fast.result_name() == "tables_fashion_rrafl_b40_carried_s3_fast"
+    assert registry.command_flags(fast) == ["--dataset fashion", "--mechanisms rrafl",
+                                            "--budget 40", "--carry-model", "--seed 3", "--fast"]
+    assert registry.command_flags(TINY) is None

@@ -9,13 +9,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fedlib.cli import main
 from fedlib.experiments import auction_sweeps, contribution, multitask, results, verification
 from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.multitask import MultiTaskConfig
 
-FAST = multitask.fast_config(MultiTaskConfig(dataset="mnist", device="cpu"))
-NAME = multitask.result_name(FAST)
+FAST = MultiTaskConfig(dataset="mnist", device="cpu").fast()
+NAME = FAST.result_name()
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +67,9 @@ def test_load_checks_the_configuration(stored):
     with pytest.raises(ValueError, match=r"budget: stored 60\.0, expected 40\.0.*--budget 40"):
         results.load_result(NAME, replace(FAST, budget=40.0), folder)
     paper = MultiTaskConfig(dataset="mnist", device="cpu")
-    with pytest.raises(FileNotFoundError, match="reproduce tables --dataset mnist --device cpu"):
-        results.load_result(multitask.result_name(paper), paper, folder)
+    with pytest.raises(FileNotFoundError,
+                       match="reproduce tables --dataset mnist --mechanisms ours --device cpu"):
+        results.load_result(paper.result_name(), paper, folder)
 
 
 def test_a_field_added_later_reads_as_its_default(stored, tmp_path):
@@ -121,7 +121,7 @@ def test_compare():
 
 
 def test_commands_for_every_stored_experiment():
-    sweep = auction_sweeps.fast_config(auction_sweeps.paper_config("workers"))
+    sweep = auction_sweeps.paper_config("workers").fast()
     assert results.reproduce_command(sweep) == ("python -m fedlib reproduce mechanisms --fast "
                                                 "--device cpu --out results")
     paper = ContributionConfig(dataset="fashion")
@@ -135,99 +135,6 @@ def test_unknown_experiment_is_refused(tmp_path):
         results.save_result("x", {"experiment": "nope"}, [], tmp_path, wall_time_s=0.0)
 
 
-def test_reproduce_tables_runs_all_five_mechanisms_in_parallel(data_root, tmp_path, capsys):
-    assert main(["reproduce", "tables", "--dataset", "mnist", "--fast", "--device", "cpu",
-                 "--out", str(tmp_path), "--jobs", "2"]) == 0
-    names = sorted(p.name for p in tmp_path.glob("*.json"))
-    assert names == sorted(f"tables_mnist_{m}_fast.json" for m in multitask.TABLE_MECHANISMS)
-    assert not list((tmp_path / ".checkpoints").iterdir())
-    assert verification.verify_result("tables_mnist_vanilla_fast", n_tasks=1,
-                                      results_dir=tmp_path).ok
-    assert "share dacc 1.0" in capsys.readouterr().out
-    # A restarted command keeps what is finished and recomputes a file of another config.
-    ours = tmp_path / "tables_mnist_ours_fast.json"
-    _rewrite(ours, lambda payload: payload["config"].update(budget=40.0))
-    kept = (tmp_path / "tables_mnist_rrafl_fast.json").stat().st_mtime_ns
-    assert main(["reproduce", "tables", "--dataset", "mnist", "--fast", "--device", "cpu",
-                 "--out", str(tmp_path), "--jobs", "1"]) == 0
-    out = capsys.readouterr().out
-    assert out.count("kept") == 4 and "tables_mnist_ours_fast.json: share" in out
-    assert (tmp_path / "tables_mnist_rrafl_fast.json").stat().st_mtime_ns == kept
-    assert json.loads(ours.read_text())["config"]["budget"] == 60.0
-
-
-def test_reproduce_tables_trains_the_tasks_of_ours_and_rrafl_once(data_root, tmp_path,
-                                                                   monkeypatch):
-    trained, run_task = [], multitask.run_task
-
-    def counted(*args, **kwargs):
-        trained.append(1)
-        return run_task(*args, **kwargs)
-
-    monkeypatch.setattr(multitask, "run_task", counted)
-    assert main(["reproduce", "tables", "--dataset", "mnist", "--fast", "--device", "cpu",
-                 "--out", str(tmp_path), "--jobs", "1", "--mechanisms", "rrafl", "ours"]) == 0
-    stored = {m: json.loads((tmp_path / f"tables_mnist_{m}_fast.json").read_text())["records"]
-              for m in ("ours", "rrafl")}
-    assert len(trained) == sum(1 for record in stored["ours"] if record["winners"])
-    alone = multitask.run_multitask(multitask.fast_config(
-        MultiTaskConfig(dataset="mnist", mechanism="rrafl", device="cpu")))
-    assert json.dumps(stored["rrafl"]) == json.dumps(list(alone.records))
-
-
-def test_reproduce_contribution_and_verify(data_root, tmp_path):
-    assert main(["reproduce", "contribution", "--fast", "--device", "cpu", "--out",
-                 str(tmp_path)]) == 0
-    config = contribution.fast_config(ContributionConfig(device="cpu"))
-    loaded = results.load_result("contribution_mnist_fast", config, tmp_path)
-    assert [(r["seed"], r["case"]) for r in loaded.records] == [(0, 1), (0, 2)]
-    assert verification.verify_result("contribution_mnist_fast", results_dir=tmp_path).ok
-    result = contribution.ContributionResult.from_stored(loaded.config, loaded.records, 0.0)
-    case1 = result.summary(1)
-    for metric in ("contribution", "benchmark", "mean_prob", "local_acc"):
-        mean, std = case1[metric]
-        assert mean.shape == (10,) and np.all(std == 0)  # one seed
-        assert mean[0] > mean[9], metric  # the clean worker beats the pure-noise one
-    assert len(result.rows()) == 20 and result.rows()[0]["dacc"] == 1.0
-    with pytest.raises(ValueError, match="case"):
-        result.summary(3)
-
-
 def test_case_workers_rejects_an_unknown_case():
     with pytest.raises(ValueError, match="case"):
         contribution.case_workers(3, "mnist", np.random.default_rng(0))
-
-
-def test_reproduce_mechanisms_stores_verifiable_sweeps(tmp_path):
-    assert main(["reproduce", "mechanisms", "--fast", "--out", str(tmp_path)]) == 0
-    assert sorted(p.name for p in tmp_path.glob("*.json")) == [
-        "mechanisms_budget_fast.json", "mechanisms_workers_fast.json"]
-    assert verification.verify_result("mechanisms_budget_fast", results_dir=tmp_path).ok
-
-
-def test_reproduce_rejects_bad_arguments(tmp_path):
-    with pytest.raises(SystemExit):
-        main(["reproduce", "tables", "--dataset", "cifar"])
-    with pytest.raises(SystemExit, match="jobs"):
-        main(["reproduce", "tables", "--jobs", "0", "--out", str(tmp_path)])
-    with pytest.raises(SystemExit, match=r"unknown \['magic'\]"):
-        main(["reproduce", "tables", "--mechanisms", "ours", "magic", "--out", str(tmp_path)])
-
-
-def test_reproduce_tables_with_the_model_carried_for_chosen_mechanisms(data_root, tmp_path):
-    assert main(["reproduce", "tables", "--dataset", "mnist", "--fast", "--device", "cpu",
-                 "--mechanisms", "ours", "--carry-model", "--out", str(tmp_path)]) == 0
-    assert [p.name for p in tmp_path.glob("*.json")] == ["tables_mnist_ours_carried_fast.json"]
-    carried = multitask.fast_config(MultiTaskConfig(fresh_model=False, device="cpu"))
-    loaded = results.load_result("tables_mnist_ours_carried_fast", carried, tmp_path)
-    assert loaded.config["fresh_model"] is False
-    assert results.reproduce_command(carried) == ("python -m fedlib reproduce tables --dataset "
-                                                  "mnist --carry-model --fast --device cpu "
-                                                  "--out results")
-
-
-def test_reproduce_adversarial_saves_a_verifiable_scenario(data_root, tmp_path, capsys):
-    assert main(["reproduce", "adversarial", "--fast", "--device", "cpu", "--jobs", "1",
-                 "--out", str(tmp_path)]) == 0
-    assert "mechanisms ours, rrafl, reputation_greedy" in capsys.readouterr().out
-    assert verification.verify_result("adversarial_mnist_fast", n_tasks=1, results_dir=tmp_path).ok

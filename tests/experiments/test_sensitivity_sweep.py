@@ -8,10 +8,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fedlib.cli import main
-from fedlib.experiments import multitask, results, verification
+from fedlib.experiments import multitask, registry, results
 from fedlib.experiments import sensitivity as sens
-from fedlib.experiments.budget_sweep import SWEEP_ROUND_FIELDS, BudgetSweepConfig
+from fedlib.experiments.budget_sweep import BudgetSweepConfig
+from fedlib.experiments.grid import SWEEP_ROUND_FIELDS
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult, run_multitask
 from fedlib.fl.task import TaskOptions
 
@@ -25,7 +25,7 @@ TINY = sens.SensitivityConfig(values={"theta": (0.2, 0.6), "beta1": (0.25, 2.0),
 
 @pytest.fixture(scope="module")
 def tiny(data_root):
-    return sens.run_sensitivity(TINY)
+    return TINY.run()
 
 
 def _field_diff(a: MultiTaskConfig, b: MultiTaskConfig) -> set[str]:
@@ -94,16 +94,16 @@ def test_parameter_helpers_reject_unknown_names():
 
 def test_names_and_commands():
     paper = sens.SensitivityConfig()
-    assert sens.result_name(paper) == "sensitivity_mnist_ours"
-    assert sens.result_name(sens.fast_config(paper)) == "sensitivity_mnist_ours_fast"
+    assert paper.result_name() == "sensitivity_mnist_ours"
+    assert paper.fast().result_name() == "sensitivity_mnist_ours_fast"
     assert results.reproduce_command(paper) == (
         "python -m fedlib reproduce sensitivity --dataset mnist --device cpu --out results")
     seeded = sens.SensitivityConfig(base=MultiTaskConfig(n_tasks=20, seed=2))
-    assert sens.result_name(seeded) == "sensitivity_mnist_ours_s2"
-    assert results.reproduce_command(sens.fast_config(seeded), "x") == (
+    assert seeded.result_name() == "sensitivity_mnist_ours_s2"
+    assert results.reproduce_command(seeded.fast(), "x") == (
         "python -m fedlib reproduce sensitivity --dataset mnist --seed 2 --fast --device cpu "
         "--out x")
-    assert sens.command_flags(TINY) is None
+    assert registry.command_flags(TINY) is None
 
 
 def test_each_run_is_the_multitask_run_of_its_config(tiny):
@@ -126,8 +126,8 @@ def test_records_round_trip_recompute_and_parallel(tiny, tmp_path):
     again = sens.SensitivityResult.from_stored(TINY.to_dict(), records, tiny.wall_time_s)
     assert again.config == TINY
     assert json.dumps(sens.sensitivity_rows(again)) == json.dumps(sens.sensitivity_rows(tiny))
-    assert sens.recompute(json.loads(json.dumps(TINY.to_dict())), 1) == records[:1]
-    parallel = sens.run_sensitivity(TINY, jobs=2, checkpoint_dir=tmp_path)
+    assert registry.rebuild(json.loads(json.dumps(TINY.to_dict()))).recompute(1) == records[:1]
+    parallel = TINY.run(jobs=2, checkpoint_dir=tmp_path)
     assert parallel.records == tiny.records and not list(tmp_path.glob("*.pt"))
 
 
@@ -159,20 +159,6 @@ def test_first_task_claims_can_fail(tiny):
     assert claims["winners"] is False and claims["training"] is True
     retrained = _with_first(tiny, 5, rounds={"test_loss": [0.0, 0.0]})  # Re^0 = 0.3
     assert sens.first_task_claims(retrained)["training"] is False
-
-
-def test_reproduce_sensitivity_stores_a_verifiable_sweep(data_root, tmp_path, capsys):
-    assert main(["reproduce", "sensitivity", "--fast", "--device", "cpu", "--out",
-                 str(tmp_path), "--jobs", "1"]) == 0
-    assert [p.name for p in tmp_path.glob("*.json")] == ["sensitivity_mnist_ours_fast.json"]
-    config = sens.fast_config(sens.SensitivityConfig(base=MultiTaskConfig(n_tasks=20,
-                                                                          device="cpu")))
-    loaded = results.load_result("sensitivity_mnist_ours_fast", config, tmp_path)
-    assert loaded.meta["command"] == ("python -m fedlib reproduce --config "
-                                      "results/sensitivity_mnist_ours_fast.json --out results")
-    assert len(loaded.records[0]["runs"]) == 11
-    assert verification.verify_result("sensitivity_mnist_ours_fast", 1, tmp_path).ok
-    assert "share dacc 1.0 moved by" in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------------- summaries
@@ -243,6 +229,4 @@ def test_rows_hold_the_center_once_per_parameter_and_the_budget(tiny, data_root)
 
 
 def _budgets(base):
-    from fedlib.experiments.budget_sweep import run_budget_sweep
-
-    return run_budget_sweep(BudgetSweepConfig(budgets=(6.0, 12.0), base=base))
+    return BudgetSweepConfig(budgets=(6.0, 12.0), base=base).run()

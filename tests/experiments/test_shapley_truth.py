@@ -13,7 +13,6 @@ from fedlib.experiments.shapley_truth import (
     MEASURES,
     ShapleyConfig,
     correlations,
-    fast_config,
     kendall_tau,
     round_game,
     round_measures,
@@ -125,7 +124,7 @@ def test_bad_input_is_rejected(call, match: str) -> None:
         call()
 
 
-def test_fast_config_shrinks_the_contribution_run() -> None:
-    fast = fast_config(ShapleyConfig())
+def test_fast_shrinks_the_contribution_run() -> None:
+    fast = ShapleyConfig().fast()
     assert fast.contribution.task.rounds == 2 and fast.workers == 10
     assert fast.contribution.n_val < ShapleyConfig().contribution.n_val

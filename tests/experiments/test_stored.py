@@ -20,7 +20,7 @@ SMALL = MultiTaskConfig(dataset="mnist", n_tasks=2, eval_from=1, n_samples=100, 
 def folder(data_root, tmp_path_factory):
     out = tmp_path_factory.mktemp("results")
     run = multitask.run_multitask(SMALL)
-    results.save_result(multitask.result_name(SMALL), SMALL, run.records, out,
+    results.save_result(SMALL.result_name(), SMALL, run.records, out,
                         wall_time_s=run.wall_time_s)
     return out, run
 
@@ -50,9 +50,9 @@ def test_stored_mode_reads_the_file(folder):
     got = stored.obtain(replace(SMALL, device="auto"), out, how="stored")
     assert got.result.records == run.records and got.result.config == SMALL
     p = got.provenance
-    assert p.source == "stored" and p.path == out / f"{multitask.result_name(SMALL)}.json"
+    assert p.source == "stored" and p.path == out / f"{SMALL.result_name()}.json"
     assert p.wall_time_s == run.wall_time_s and "CPUs" in p.machine and p.git_revision
-    assert p.command.startswith("run fedlib.experiments.multitask.run_multitask")
+    assert p.command.startswith("run MultiTaskConfig.from_dict(config).run() in Python")
     row = p.row()
     assert row["source"].startswith("read from") and row["wall time"].endswith(" s")
 
@@ -73,7 +73,7 @@ def test_stored_mode_fails_loudly_with_the_command(folder, tmp_path):
 
 def test_fast_mode_runs_the_fast_configuration(data_root, tmp_path):
     got = stored.obtain(SMALL, tmp_path, how="fast")
-    assert got.result.config == multitask.fast_config(SMALL)
+    assert got.result.config == SMALL.fast()
     assert got.provenance.source == "fast" and got.provenance.path is None
     assert got.provenance.name.endswith("_fast")
     assert not list(tmp_path.iterdir())  # nothing stored
@@ -89,7 +89,7 @@ def test_recompute_mode_runs_the_asked_configuration(folder, tmp_path):
 def test_obtain_knows_the_sweep_and_refuses_others(data_root, tmp_path):
     sweep = budget_sweep.BudgetSweepConfig(budgets=(20.0,), base=SMALL)
     got = stored.obtain(sweep, tmp_path, how="fast")
-    assert got.result.config == budget_sweep.fast_config(sweep)
+    assert got.result.config == sweep.fast()
     with pytest.raises(TypeError, match="MultiTaskConfig"):
         stored.obtain({"experiment": "tables"}, tmp_path)
     with pytest.raises(ValueError, match="mode"):

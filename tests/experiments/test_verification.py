@@ -17,8 +17,8 @@ from fedlib.experiments.verification import Comparison, Drift, Stop, Tolerance
 from fedlib.fl.task import TaskOptions
 from fedlib.mechanism import mechanisms
 
-FAST = multitask.fast_config(MultiTaskConfig(dataset="mnist", device="cpu"))
-NAME = multitask.result_name(FAST)
+FAST = MultiTaskConfig(dataset="mnist", device="cpu").fast()
+NAME = FAST.result_name()
 #: The near-tie width of round 1 of a task of an MNIST run (two rounds of training behind it).
 NEAR = verification.near_tie_width("mnist", 2)
 WIDTHS = [verification.near_tie_width("mnist", r + 1) for r in range(2)]

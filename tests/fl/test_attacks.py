@@ -12,7 +12,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fedlib.experiments import multitask
+from fedlib.experiments import registry
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.experiments.results import _comparable
 from fedlib.fl.attacks import (
@@ -157,8 +157,8 @@ def test_configs_with_attacks_round_trip_and_get_their_own_name():
     config = replace(TINY, attacks=attacks)
     stored = json.loads(json.dumps(config.to_dict()))
     assert MultiTaskConfig.from_dict(stored) == config
-    assert multitask.result_name(config) == multitask.result_name(TINY) + "_attacked"
-    assert multitask.command_flags(replace(MultiTaskConfig(), attacks=attacks)) is None
+    assert config.result_name() == TINY.result_name() + "_attacked"
+    assert registry.command_flags(replace(MultiTaskConfig(), attacks=attacks)) is None
     # A configuration stored before attacks existed reads as one without attacks.
     old = {k: v for k, v in json.loads(json.dumps(TINY.to_dict())).items()}
     assert _comparable(old) == _comparable(TINY.to_dict())

@@ -3,21 +3,19 @@ the single-task explorer (headless)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from fedlib.experiments import adversarial, results
+from fedlib.experiments import adversarial, registry, results
 from fedlib.experiments.adversarial import (
     SCENARIO,
     AdversarialConfig,
     AdversarialResult,
     behaviour_groups,
     group_summary,
-    run_adversarial,
     single_task,
 )
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
@@ -31,9 +29,7 @@ SMALL = dict(n_samples=100, n_val=200, n_test=200, rounds=2)
 
 @pytest.fixture(scope="module")
 def fast(data_root):
-    config = adversarial.fast_config(AdversarialConfig(base=adversarial.scenario_base(
-        device="cpu")))
-    return run_adversarial(config)
+    return AdversarialConfig(base=adversarial.scenario_base(device="cpu")).fast().run()
 
 
 def test_scenario_keeps_seven_honest_clean_workers():
@@ -45,18 +41,16 @@ def test_scenario_keeps_seven_honest_clean_workers():
     assert sum(len(a.workers) for a in SCENARIO) + len(adversarial.HONEST_CLEAN) == 15
 
 
-def test_config_round_trips_names_and_flags():
+def test_config_names_and_flags():
     config = AdversarialConfig(base=adversarial.scenario_base(device="cpu"))
-    stored = json.loads(json.dumps(config.to_dict()))
-    assert stored["experiment"] == "adversarial"
-    assert AdversarialConfig.from_dict(stored) == config
-    assert adversarial.result_name(config) == "adversarial_mnist"
-    fast = adversarial.fast_config(config)
-    assert adversarial.result_name(fast) == "adversarial_mnist_fast"
+    assert config.result_name() == "adversarial_mnist"
+    fast = config.fast()
+    assert fast.result_name() == "adversarial_mnist_fast"
     assert max(a.from_task for a in fast.base.attacks) < fast.base.n_tasks
     assert results.reproduce_command(fast).startswith(
         "python -m fedlib reproduce adversarial --dataset mnist --fast")
-    assert adversarial.command_flags(replace(config, mechanisms=("ours",))) is None
+    assert registry.command_flags(replace(config, mechanisms=("ours",))) == [
+        "--dataset mnist", "--mechanisms ours"]
     with pytest.raises(ValueError, match="mechanisms must be distinct keys"):
         AdversarialConfig(mechanisms=("ours", "ours"))
     with pytest.raises(ValueError, match="mechanisms must be distinct keys"):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from fedlib.experiments import budget_sweep, federated, multitask, paper_numbers
+from fedlib.experiments import budget_sweep, federated, paper_numbers
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig
 from fedlib.mechanism import MECHANISMS
 from fedlib.viz import federated as fviz
@@ -17,14 +17,14 @@ def fast_runs(data_root):
     """Fast runs: every mechanism of Tables 2-3 on MNIST, ours and Vanilla FL on Fashion."""
     keys = [("mnist", m) for m in TABLE_MECHANISMS] + [("fashion", "ours"),
                                                        ("fashion", "vanilla")]
-    return {(d, m): multitask.run_multitask(multitask.fast_config(
-        MultiTaskConfig(dataset=d, mechanism=m, device="cpu"))) for d, m in keys}
+    return {(d, m): MultiTaskConfig(dataset=d, mechanism=m, device="cpu").fast().run()
+            for d, m in keys}
 
 
 @pytest.fixture(scope="session")
 def fast_sweep(data_root):
-    return budget_sweep.run_budget_sweep(budget_sweep.fast_config(budget_sweep.BudgetSweepConfig(
-        budgets=(30.0, 75.0), base=MultiTaskConfig(n_tasks=20, device="cpu"))))
+    return budget_sweep.BudgetSweepConfig(
+        budgets=(30.0, 75.0), base=MultiTaskConfig(n_tasks=20, device="cpu")).fast().run()
 
 
 def _texts(fig):
@@ -147,5 +147,5 @@ def test_sweep_table_and_provenance(fast_sweep, fast_runs, tmp_path):
     got = stored.obtain(MultiTaskConfig(dataset="mnist", device="cpu"), tmp_path, how="fast")
     html = fviz.provenance_html([got.provenance, got.provenance])
     assert html.count("<tr") == 3 and "computed now (fast)" in html
-    assert html.count("reproduce tables --dataset mnist --device cpu") == 1  # listed once
+    assert html.count("reproduce tables --dataset mnist --mechanisms ours --device cpu") == 1
     assert "CPUs" in html

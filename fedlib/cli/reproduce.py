@@ -1,0 +1,165 @@
+"""``python -m fedlib reproduce``: the paper's experiments from the command line.
+
+``python -m fedlib reproduce KIND [--dataset {mnist,fashion,both}] [--fast] [--out DIR]
+[--device auto|cpu|cuda] [--jobs N] [--budget B] [--seed S] [--mechanisms NAME ...]
+[--carry-model]``, or ``python -m fedlib reproduce --config results/NAME.json [--out DIR]``
+
+KIND is a registered experiment (:mod:`fedlib.experiments.registry`):
+
+* ``tables``: Tables 1-3, the five mechanisms of Tables 2-3 on each dataset
+  (:mod:`fedlib.experiments.multitask`), saved as ``<out>/tables_<dataset>_<mechanism>.json``;
+  ``--mechanisms`` runs only some of them, ``--carry-model`` starts every task from the previous
+  task's global model (saved with the suffix ``_carried``); RRAFL, which hires the same winners
+  as ours, starts last and reads ours' tasks instead of training them again;
+* ``contribution``: Figures 2-3 (:mod:`fedlib.experiments.contribution`);
+* ``mechanisms``: Figures 4-5 (:mod:`fedlib.experiments.auction_sweeps`; no dataset);
+* ``budgets``, ``sensitivity``, ``adversarial``: the grids of multi-task runs
+  (:mod:`fedlib.experiments.grid`) over budgets, parameter values, or mechanisms facing
+  attackers (default dataset: mnist).
+
+Each configuration the flags give is run and saved as ``<out>/<name>.json``; ``--jobs``
+processes share the configurations, or the runs of one grid. Runs checkpoint under
+``<out>/.checkpoints/`` and share finished tasks (:mod:`fedlib.experiments.task_store`), so a
+restarted command resumes, and keeps results already saved with the same configuration.
+
+``--config FILE`` replays: it reruns exactly the configuration stored in ``FILE`` (any stored
+result, including configurations the flags cannot express) on the device it names, saves it
+under the same name in ``--out`` and compares the new records with the file's under the
+cross-machine rule of :mod:`fedlib.experiments.verification` (how far they agree, and where they
+part at a near tie); the exit status is 1 when they differ beyond it.
+
+Stored results are verified by recomputing their first tasks on the CPU
+(:func:`~fedlib.experiments.verification.verify_result`): to 1e-6 in the environment that made
+them, within the measured cross-machine drift elsewhere. A result made on a GPU (``--device
+cuda``, TF32 off) is verified under the cross-machine rule.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from fedlib.experiments import registry, results, verification
+from fedlib.experiments.registry import Options
+from fedlib.fl.data import DATASETS
+from fedlib.mechanism.mechanisms import MECHANISMS
+from fedlib.runtime import parallel_map
+
+#: The flag that sets each field of :class:`~fedlib.experiments.registry.Options`.
+FLAGS = {"datasets": "--dataset", "mechanisms": "--mechanisms", "budget": "--budget",
+         "carry_model": "--carry-model", "seed": "--seed", "fast": "--fast"}
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Register ``reproduce KIND`` for every registered experiment, and ``reproduce --config``."""
+    sub = commands.add_parser("reproduce", help="run one of the paper's experiments",
+                              description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub.add_argument("experiment", nargs="?", choices=list(registry.experiments()))
+    sub.add_argument("--config", metavar="FILE", default=None,
+                     help="replay: rerun exactly the configuration stored in FILE (a stored "
+                          "result such as results/tables_mnist_ours.json) into --out")
+    sub.add_argument("--dataset", choices=[*DATASETS, "both"], default=None,
+                     help="default: both for tables, mnist for the others")
+    sub.add_argument("--fast", action="store_true", help="a small smoke-sized run")
+    sub.add_argument("--out", default="results", help="folder for the JSON results")
+    sub.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    sub.add_argument("--jobs", type=int, default=2, help="parallel processes (default 2)")
+    sub.add_argument("--budget", type=float, default=None,
+                     help="budget per task (tables, sensitivity, adversarial; default 60)")
+    sub.add_argument("--mechanisms", nargs="+", default=None, metavar="NAME",
+                     choices=sorted(MECHANISMS),
+                     help="tables and adversarial: only these mechanisms")
+    sub.add_argument("--carry-model", action="store_true",
+                     help="tables: start each task from the previous task's global model "
+                          "(default: a fresh model per task)")
+    sub.add_argument("--seed", type=int, default=0, help="experiment seed")
+    sub.set_defaults(func=_reproduce, parser=sub)
+
+
+def _options(args: argparse.Namespace, kind: type[registry.Experiment]) -> Options:
+    """The options of ``args`` for experiment ``kind``; a usage error names a flag the
+    experiment does not take."""
+    given = {"datasets": args.dataset is not None, "mechanisms": args.mechanisms is not None,
+             "budget": args.budget is not None, "carry_model": args.carry_model,
+             "seed": args.seed != 0, "fast": args.fast}
+    unused = [FLAGS[name] for name, set_ in given.items() if set_ and name not in kind.accepts]
+    if unused:
+        args.parser.error(f"reproduce {kind.kind} does not take {', '.join(unused)}")
+    if args.jobs < 1:
+        args.parser.error(f"--jobs must be at least 1, got {args.jobs}")
+    datasets = (kind.default_datasets if args.dataset is None else
+                DATASETS if args.dataset == "both" else (args.dataset,))
+    return Options(datasets=tuple(datasets), mechanisms=tuple(args.mechanisms or ()),
+                   budget=args.budget, carry_model=args.carry_model, seed=args.seed,
+                   fast=args.fast, device=args.device)
+
+
+def _job(state: dict[str, Any], out: str, task_store: str, jobs: int) -> str:
+    """Run (or resume) one configuration, save it; a line saying what was done.
+
+    A result already saved in ``out`` with the same configuration is kept, not recomputed, so
+    a restarted command goes on where it stopped (finished results, then checkpoints).
+    """
+    config = registry.rebuild(state)
+    name = config.result_name()
+    try:
+        done = results.load_result(name, config, out)
+    except (FileNotFoundError, ValueError):  # missing, or stored with another configuration
+        pass
+    else:
+        return f"{done.path}: kept (already computed with this configuration; delete to redo)"
+    result = config.run(jobs=jobs, checkpoint_dir=Path(out) / ".checkpoints",
+                        task_store=task_store)
+    path = results.save_result(name, config, result.records, out,
+                               wall_time_s=result.wall_time_s)
+    return f"{path}: {len(result.records)} records in {result.wall_time_s:.0f} s"
+
+
+def _run(args: argparse.Namespace) -> int:
+    kind = registry.experiments()[args.experiment]
+    configs = kind.command_configs(_options(args, kind))
+    # The configurations share the processes; what is left over goes to each run's own runs.
+    outer = min(args.jobs, len(configs))
+    with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as store:
+        lines = parallel_map(_job, [(c.to_dict(), args.out, store, args.jobs // outer)
+                                    for c in configs], outer)
+    print("\n".join(lines))
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    """Rerun the configuration stored in ``args.config``, save it in ``args.out`` and compare."""
+    path = Path(args.config)
+    try:
+        payload = json.loads(path.read_text())
+        raw = payload["config"]
+        config = registry.rebuild(raw)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        args.parser.error(f"--config: {path} is not a stored result ({error})")
+    result = config.run()
+    saved = results.save_result(config.result_name(), config, result.records, args.out,
+                                wall_time_s=result.wall_time_s)
+    fresh = json.loads(saved.read_text())["records"]
+    comparison, stops = verification.compare_records(raw, payload["records"], fresh, "foreign")
+    verdict = ("agrees within the cross-machine tolerance" if not comparison.mismatches else
+               f"differs beyond the cross-machine tolerance ({len(comparison.mismatches)} "
+               f"difference(s), the first: {comparison.mismatches[0]})")
+    print(f"{saved}: {len(fresh)} tasks in {result.wall_time_s:.0f} s; against {path}: "
+          f"{verdict}; largest difference {comparison.largest()}")
+    for stop in stops:
+        print(f"  parts at a near tie: {stop}")
+    return 0 if not comparison.mismatches else 1
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        if args.experiment is not None:
+            args.parser.error("give either an experiment or --config FILE, not both")
+        return _replay(args)
+    if args.experiment is None:
+        args.parser.error("name an experiment, or replay a stored result with --config FILE")
+    return _run(args)

@@ -1,0 +1,174 @@
+"""A grid of multi-task runs: one configuration (``base``) run once per point of one axis.
+
+The budget sweep (:mod:`fedlib.experiments.budget_sweep`, axis ``budgets``), the sensitivity
+sweep (:mod:`fedlib.experiments.sensitivity`, axis ``values``) and the adversarial scenario
+(:mod:`fedlib.experiments.adversarial`, axis ``mechanisms``) are grids: a frozen dataclass with
+two fields, the axis and ``base`` (a :class:`~fedlib.experiments.multitask.MultiTaskConfig`),
+that mixes in :class:`Grid` and says how each point changes ``base``. :class:`Grid` gives them
+the rest of the :class:`~fedlib.experiments.registry.Experiment` protocol: storage, names,
+runs in parallel processes with checkpoints, recomputation and the command line.
+
+A grid's stored records are task-major (:func:`~fedlib.experiments.multitask.task_major`):
+record ``t`` holds task ``t`` of every run, so verifying a file's first records recomputes the
+first tasks of every run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, ClassVar, Self
+
+from fedlib.experiments import multitask
+from fedlib.experiments.multitask import (
+    DEFAULT_BUDGET,
+    ROUND_FIELDS,
+    MultiTaskConfig,
+    MultiTaskResult,
+)
+from fedlib.experiments.registry import Options, rebuild
+
+#: Tasks per run of the budget and sensitivity sweeps (the first ``eval_from = 5`` are not
+#: evaluated).
+SWEEP_TASKS = 20
+#: Round fields those sweeps keep per task: the global model's loss and accuracy, and each
+#: winner's leave-one-out decision and its margin (for verification on another machine).
+SWEEP_ROUND_FIELDS = ("passed", "margin", "test_loss", "test_acc")
+
+
+@dataclass(frozen=True, eq=False)
+class GridResult:
+    """The runs of a grid, one :class:`~fedlib.experiments.multitask.MultiTaskResult` per
+    point, in the order of the grid's :meth:`~Grid.run_configs`."""
+
+    config: Any
+    runs: tuple[MultiTaskResult, ...]
+    wall_time_s: float  # compute time of all runs together
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """Stored form, task-major (:func:`~fedlib.experiments.multitask.task_major`)."""
+        return multitask.task_major(self.runs)
+
+    @classmethod
+    def from_stored(cls, config: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
+                    wall_time_s: float) -> Self:
+        """Rebuild a result from stored JSON (the compute time shared out equally)."""
+        grid = rebuild(config)
+        return cls(grid, multitask.split_task_major(grid.run_configs(), records, wall_time_s),
+                   wall_time_s)
+
+
+class Grid:
+    """The part of the :class:`~fedlib.experiments.registry.Experiment` protocol that every
+    grid shares. A grid class defines the dataclass fields ``base`` and :attr:`axis`, and:
+
+    * ``kind`` and ``result_type`` (a :class:`GridResult` subclass);
+    * :attr:`axis`, the name of its axis field, and :attr:`pinned`, the ``base`` fields the
+      axis sets (left out of the stored ``base``);
+    * :meth:`run_configs` and :meth:`run_labels` (one per point);
+    * :meth:`default`, the paper-scale grid of the command line.
+    """
+
+    kind: ClassVar[str]
+    axis: ClassVar[str]
+    pinned: ClassVar[tuple[str, ...]] = ()
+    #: Round fields kept in the records.
+    round_fields: ClassVar[tuple[str, ...]] = ROUND_FIELDS
+    default_datasets: ClassVar[tuple[str, ...]] = ("mnist",)
+    accepts: ClassVar[tuple[str, ...]] = ("datasets", "seed", "fast")
+    base: MultiTaskConfig
+
+    @property
+    def device(self) -> str:
+        return self.base.device
+
+    def run_configs(self) -> list[MultiTaskConfig]:
+        """One multi-task configuration per point."""
+        raise NotImplementedError
+
+    def run_labels(self) -> list[str]:
+        """One short label per point (the runs' checkpoint files)."""
+        raise NotImplementedError
+
+    @classmethod
+    def default(cls, options: Options, dataset: str) -> Self:
+        """The grid ``reproduce KIND --dataset DATASET`` runs (before ``--fast``)."""
+        raise NotImplementedError
+
+    def axis_json(self) -> Any:
+        """The axis as stored (a list)."""
+        return list(getattr(self, self.axis))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready configuration tagged with the kind: the axis, the seed and the device at
+        the top level (where :mod:`fedlib.experiments.results` looks for them), and ``base``
+        without them and without the fields the axis sets."""
+        left_out = ("experiment", "device", "seed", *self.pinned)
+        base = {k: v for k, v in self.base.to_dict().items() if k not in left_out}
+        return {"experiment": self.kind, self.axis: self.axis_json(), "seed": self.base.seed,
+                "device": self.base.device, "base": base}
+
+    @classmethod
+    def from_dict(cls, state: Mapping[str, Any]) -> Self:
+        """Rebuild a configuration from :meth:`to_dict` output."""
+        base = MultiTaskConfig.from_dict({**state["base"], "seed": state["seed"],
+                                          "device": state["device"]})
+        return cls(**{cls.axis: state[cls.axis], "base": base})
+
+    def fast(self) -> Self:
+        """Every run at :meth:`~fedlib.experiments.multitask.MultiTaskConfig.fast` size."""
+        return replace(self, base=self.base.fast())
+
+    def result_name(self) -> str:
+        """``<kind>_<dataset>``, then ``_<mechanism>`` unless the axis sets it, ``_b<budget>``
+        for a budget other than the default (unless the axis sets it), ``_s<seed>`` and
+        ``_fast`` where they apply."""
+        base = self.base
+        name = f"{self.kind}_{base.dataset}"
+        if "mechanism" not in self.pinned:
+            name += f"_{base.mechanism}"
+        if "budget" not in self.pinned and base.budget != DEFAULT_BUDGET:
+            name += f"_b{base.budget:g}"
+        if base.seed != 0:
+            name += f"_s{base.seed}"
+        return name + ("_fast" if self == self.fast() else "")
+
+    def run(self, *, jobs: int = 1, checkpoint_dir: str | os.PathLike[str] | None = None,
+            task_store: str | os.PathLike[str] | None = None) -> GridResult:
+        """Run every point, ``jobs`` at a time in spawned processes
+        (:func:`~fedlib.experiments.multitask.run_many`: seeded runs, so the records do not
+        depend on ``jobs``), each checkpointed in ``checkpoint_dir`` and resumed from it (a
+        finished run deletes its checkpoint), sharing finished tasks through ``task_store``."""
+        name = self.result_name()
+        checkpoints = (None if checkpoint_dir is None else
+                       [Path(checkpoint_dir) / f"{name}_{label}.pt" for label in self.run_labels()])
+        runs = multitask.run_many(self.run_configs(), jobs=jobs, checkpoints=checkpoints,
+                                  task_store=task_store, round_fields=self.round_fields)
+        return self.result_type(self, tuple(runs), sum(run.wall_time_s for run in runs))
+
+    def recompute(self, n_tasks: int,
+                  task_store: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+        """The first ``n_tasks`` stored records (every run), recomputed on the CPU."""
+        short = replace(self, base=replace(self.base, n_tasks=n_tasks, device="cpu"))
+        return short.run(task_store=task_store).records
+
+    def command_options(self) -> Options:
+        budget = None if self.base.budget == DEFAULT_BUDGET else self.base.budget
+        return Options(datasets=(self.base.dataset,),
+                       budget=budget if "budget" in self.accepts else None,
+                       seed=self.base.seed, device=self.device)
+
+    @classmethod
+    def command_configs(cls, options: Options) -> list[Self]:
+        grids = [cls.default(options, dataset) for dataset in options.datasets]
+        return [grid.fast() if options.fast else grid for grid in grids]
+
+
+def sweep_base(options: Options, dataset: str) -> MultiTaskConfig:
+    """The base of the budget and sensitivity sweeps: ours with :data:`SWEEP_TASKS` tasks."""
+    return MultiTaskConfig(dataset=dataset, n_tasks=SWEEP_TASKS, seed=options.seed,
+                           device=options.device,
+                           budget=DEFAULT_BUDGET if options.budget is None else options.budget)

@@ -1,0 +1,104 @@
+"""Every registered experiment keeps the Experiment protocol: one suite over the registry (as
+scikit-learn's ``parametrize_with_checks`` runs one suite over every estimator)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, replace
+
+import pytest
+
+from fedlib.cli import build_parser
+from fedlib.cli.reproduce import _options
+from fedlib.experiments import registry, results
+from fedlib.experiments.multitask import MultiTaskConfig
+from fedlib.experiments.registry import Options
+
+KINDS = registry.experiments()
+#: The file name of each experiment's paper-scale configuration, as results/ holds them.
+PAPER_NAMES = {"adversarial": "adversarial_mnist", "budgets": "budgets_mnist_ours",
+               "contribution": "contribution_mnist", "mechanisms": "mechanisms_budget",
+               "sensitivity": "sensitivity_mnist_ours", "tables": "tables_mnist_ours"}
+
+
+def paper(kind: str) -> registry.Experiment:
+    """The first configuration ``reproduce KIND`` runs on the CPU."""
+    cls = KINDS[kind]
+    return cls.command_configs(Options(datasets=cls.default_datasets[:1], device="cpu"))[0]
+
+
+def beyond_the_command(config: registry.Experiment) -> registry.Experiment:
+    """A configuration no command line gives: 7 tasks, or 7 trials, or seed 9 only."""
+    if hasattr(config, "base"):
+        return replace(config, base=replace(config.base, n_tasks=7))
+    if isinstance(config, MultiTaskConfig):
+        return replace(config, n_tasks=7)
+    return replace(config, seeds=(9,)) if hasattr(config, "seeds") else replace(config, trials=7)
+
+
+def examples(kind: str) -> list[registry.Experiment]:
+    config = paper(kind)
+    return [config, config.fast(), beyond_the_command(config)]
+
+
+def test_the_registry_holds_the_six_experiments():
+    assert sorted(KINDS) == sorted(PAPER_NAMES)
+    assert all(cls.kind == kind for kind, cls in KINDS.items())
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_configurations_round_trip_through_json(kind):
+    for config in examples(kind):
+        state = json.loads(json.dumps(config.to_dict()))
+        assert state["experiment"] == kind and state["device"] == "cpu"
+        assert registry.rebuild(state) == config
+        assert registry.rebuild(state).to_dict() == config.to_dict()
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_names_of_the_paper_scale_and_fast_configurations(kind):
+    config = paper(kind)
+    assert config.result_name() == PAPER_NAMES[kind]
+    assert config.fast() != config
+    assert config.fast().result_name() == PAPER_NAMES[kind] + "_fast"
+    assert config.result_type.__name__.endswith(("Result", "Summary"))
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_the_command_line_gives_back_the_configuration(kind):
+    """The command of :func:`~fedlib.experiments.results.reproduce_command`, parsed by the real
+    parser, runs the configuration it was made from (full scale and --fast)."""
+    for config in examples(kind)[:2]:
+        command = results.reproduce_command(config)
+        words = shlex.split(command)
+        assert words[:4] == ["python", "-m", "fedlib", "reproduce"] and words[4] == kind
+        args = build_parser().parse_args(words[3:])
+        assert config in KINDS[kind].command_configs(_options(args, KINDS[kind]))
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_a_configuration_beyond_the_command_says_how_to_run_it(kind):
+    config = beyond_the_command(paper(kind))
+    assert registry.command_flags(config) is None
+    command = results.reproduce_command(config)
+    assert "in Python" in command and type(config).__name__ in command
+
+
+def test_unknown_or_incomplete_experiments_are_refused():
+    with pytest.raises(ValueError, match="must be one of"):
+        registry.rebuild({"experiment": "nope"})
+
+    @dataclass(frozen=True)
+    class Incomplete:
+        kind = "incomplete"
+
+    with pytest.raises(TypeError, match="lacks result_type"):
+        registry.register(Incomplete)
+
+    class Twin(MultiTaskConfig):
+        pass
+
+    with pytest.raises(ValueError, match="'tables' is already registered by MultiTaskConfig"):
+        registry.register(Twin)
+    assert "incomplete" not in registry.experiments()

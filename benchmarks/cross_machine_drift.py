@@ -6,7 +6,7 @@ far the recomputation agrees with the stored records under the foreign tier of
 :mod:`fedlib.experiments.verification` (where it stops at a near tie, its largest difference,
 any difference beyond the tolerance), then, over all files, the largest drift of every field
 by the rounds of training behind the value, next to the tolerance there: their ratio is the
-safety factor of :data:`~fedlib.experiments.verification.FOREIGN_TOLERANCE`. ``--pair A:B``
+safety factor of :data:`~fedlib.experiments.tolerance.FOREIGN_TOLERANCE`. ``--pair A:B``
 compares two recomputations instead (two environments, both with the leave-one-out margins);
 several pairs give one envelope over all of them.
 
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fedlib.experiments import environment, registry, verification
+from fedlib.experiments import environment, registry, tolerance, verification
 from fedlib.experiments.stored import results_dir
 
 
@@ -58,7 +58,7 @@ def compare(name: str, stored: dict, fresh: dict) -> tuple[str, verification.Com
     n = len(fresh["records"])
     comparison, stops = verification.compare_records(config, stored["records"][:n],
                                                      fresh["records"], "foreign")
-    return verification.family(config), comparison, list(stops)
+    return tolerance.family(config), comparison, list(stops)
 
 
 def largest_drift(comparisons: list[tuple[str, verification.Comparison]]
@@ -67,7 +67,7 @@ def largest_drift(comparisons: list[tuple[str, verification.Comparison]]
     fields with a relative tolerance and absolute for the others."""
     largest: dict[tuple[str, str], dict[int, float]] = {}
     for family, comparison in comparisons:
-        tolerances = verification.FOREIGN_TOLERANCE[family]
+        tolerances = tolerance.FOREIGN_TOLERANCE[family]
         for (field, rounds), (gap, relative) in comparison.drift.items():
             kind = field if field in tolerances else "default"
             value = relative if tolerances[kind].rtol > 0 else gap
@@ -109,7 +109,7 @@ def envelope(comparisons: list[tuple[str, verification.Comparison]]) -> list[str
     lines = ["family   field        rounds  measured   tolerance  tolerance/measured"]
     largest = largest_drift(comparisons)
     for (family, kind), measured in sorted(largest.items()):
-        drift = verification.FOREIGN_TOLERANCE[family][kind]
+        drift = tolerance.FOREIGN_TOLERANCE[family][kind]
         for rounds, value in sorted(measured.items()):
             after = drift.after(rounds)
             allowed = after.rtol if drift.rtol > 0 else after.atol

@@ -8,7 +8,7 @@ that mixes in :class:`Grid` and says how each point changes ``base``. :class:`Gr
 the rest of the :class:`~fedlib.experiments.registry.Experiment` protocol: storage, names,
 runs in parallel processes with checkpoints, recomputation and the command line.
 
-A grid's stored records are task-major (:func:`~fedlib.experiments.multitask.task_major`):
+A grid's stored records are task-major (:func:`task_major`):
 record ``t`` holds task ``t`` of every run, so verifying a file's first records recomputes the
 first tasks of every run.
 """
@@ -16,19 +16,21 @@ first tasks of every run.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
-from fedlib.experiments import multitask
 from fedlib.experiments.multitask import (
     DEFAULT_BUDGET,
     ROUND_FIELDS,
     MultiTaskConfig,
     MultiTaskResult,
+    run_multitask,
 )
 from fedlib.experiments.registry import Options, rebuild
+from fedlib.runtime import parallel_map
 
 #: Tasks per run of the budget and sensitivity sweeps (the first ``eval_from = 5`` are not
 #: evaluated).
@@ -36,6 +38,88 @@ SWEEP_TASKS = 20
 #: Round fields those sweeps keep per task: the global model's loss and accuracy, and each
 #: winner's leave-one-out decision and its margin (for verification on another machine).
 SWEEP_ROUND_FIELDS = ("passed", "margin", "test_loss", "test_acc")
+
+
+def keep_rounds(record: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """``record`` with only the round fields ``names`` (sweeps store fewer per task)."""
+    return {**record, "rounds": {name: record["rounds"][name] for name in names}}
+
+
+def _run_and_drop_checkpoint(config: dict[str, Any], checkpoint: str | None,
+                             task_store: str | None) -> tuple[list[dict[str, Any]], float]:
+    result = run_multitask(MultiTaskConfig.from_dict(config), checkpoint, task_store=task_store)
+    if checkpoint is not None:
+        Path(checkpoint).unlink(missing_ok=True)
+    return list(result.records), result.wall_time_s
+
+
+def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
+             checkpoints: Sequence[str | os.PathLike[str]] | None = None,
+             round_fields: Sequence[str] = ROUND_FIELDS,
+             task_store: str | os.PathLike[str] | None = None) -> list[MultiTaskResult]:
+    """Run several multi-task configurations, ``jobs`` at a time in spawned processes.
+
+    Parameters
+    ----------
+    configs : sequence of MultiTaskConfig
+    jobs : int, default 1
+        Parallel processes (every run is seeded, so the records do not depend on ``jobs``).
+    checkpoints : sequence of path, optional
+        One checkpoint file per configuration (see :func:`run_multitask`); a finished run
+        deletes its checkpoint.
+    round_fields : sequence of str, default :data:`ROUND_FIELDS`
+        Round fields kept in the returned records (:func:`keep_rounds`).
+    task_store : path, optional
+        A task store shared with other calls (e.g. the verification of several stored
+        results); default: a temporary one for this call.
+
+    Returns
+    -------
+    list of MultiTaskResult
+        In the order of ``configs``, each with its own compute time.
+
+    Notes
+    -----
+    The runs share a temporary task store (:mod:`fedlib.experiments.task_store`): a task that
+    an earlier run trained with exactly the same inputs (e.g. the first tasks of a sweep, before
+    the runs' winners diverge) is read instead of trained again, with identical records. Runs
+    start in the order of ``configs``; a run reads only tasks already finished. An interrupted
+    call stops its worker processes (:func:`~fedlib.runtime.parallel_map`); the runs resume
+    from their checkpoints.
+
+    Raises
+    ------
+    ValueError
+        If ``jobs < 1`` or ``checkpoints`` does not give one file per configuration.
+    """
+    paths = [None] * len(configs) if checkpoints is None else [str(c) for c in checkpoints]
+    if len(paths) != len(configs):
+        raise ValueError(f"checkpoints must name one file per configuration: {len(paths)} "
+                         f"files for {len(configs)} configurations")
+    with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as temporary:
+        store = str(task_store) if task_store is not None else temporary
+        outputs = parallel_map(_run_and_drop_checkpoint,
+                               [(config.to_dict(), path, store)
+                                for config, path in zip(configs, paths, strict=True)], jobs)
+    return [MultiTaskResult(config, tuple(keep_rounds(r, round_fields) for r in records), wall)
+            for config, (records, wall) in zip(configs, outputs, strict=True)]
+
+
+def task_major(runs: Sequence[MultiTaskResult]) -> list[dict[str, Any]]:
+    """The records of runs of equal length, task-major: ``{"task": t, "runs": [record of
+    each run]}``, so that the first records of a stored file hold the first tasks of every
+    run (and verifying them recomputes a few tasks of each run)."""
+    return [{"task": t, "runs": [run.records[t] for run in runs]}
+            for t in range(len(runs[0].records))]
+
+
+def split_task_major(configs: Sequence[MultiTaskConfig], records: Sequence[Mapping[str, Any]],
+                     wall_time_s: float) -> tuple[MultiTaskResult, ...]:
+    """The runs of :func:`task_major` records, the compute time shared out equally."""
+    return tuple(MultiTaskResult(config, tuple(r["runs"][i] for r in records),
+                                 wall_time_s / len(configs))
+                 for i, config in enumerate(configs))
+
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,15 +133,15 @@ class GridResult:
 
     @property
     def records(self) -> list[dict[str, Any]]:
-        """Stored form, task-major (:func:`~fedlib.experiments.multitask.task_major`)."""
-        return multitask.task_major(self.runs)
+        """Stored form, task-major (:func:`task_major`)."""
+        return task_major(self.runs)
 
     @classmethod
     def from_stored(cls, config: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                     wall_time_s: float) -> Self:
         """Rebuild a result from stored JSON (the compute time shared out equally)."""
         grid = rebuild(config)
-        return cls(grid, multitask.split_task_major(grid.run_configs(), records, wall_time_s),
+        return cls(grid, split_task_major(grid.run_configs(), records, wall_time_s),
                    wall_time_s)
 
 
@@ -139,13 +223,13 @@ class Grid:
     def run(self, *, jobs: int = 1, checkpoint_dir: str | os.PathLike[str] | None = None,
             task_store: str | os.PathLike[str] | None = None) -> GridResult:
         """Run every point, ``jobs`` at a time in spawned processes
-        (:func:`~fedlib.experiments.multitask.run_many`: seeded runs, so the records do not
+        (:func:`run_many`: seeded runs, so the records do not
         depend on ``jobs``), each checkpointed in ``checkpoint_dir`` and resumed from it (a
         finished run deletes its checkpoint), sharing finished tasks through ``task_store``."""
         name = self.result_name()
         checkpoints = (None if checkpoint_dir is None else
                        [Path(checkpoint_dir) / f"{name}_{label}.pt" for label in self.run_labels()])
-        runs = multitask.run_many(self.run_configs(), jobs=jobs, checkpoints=checkpoints,
+        runs = run_many(self.run_configs(), jobs=jobs, checkpoints=checkpoints,
                                   task_store=task_store, round_fields=self.round_fields)
         return self.result_type(self, tuple(runs), sum(run.wall_time_s for run in runs))
 

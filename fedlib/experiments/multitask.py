@@ -14,15 +14,13 @@ every task (``fresh_model=True``).
 
 A run can write a checkpoint after every task (atomically: a temporary file, then
 ``os.replace``) and resumes from it when restarted with the same configuration.
-:func:`run_many` runs several configurations in parallel processes (the sweeps of
-:mod:`fedlib.experiments.budget_sweep` and :mod:`fedlib.experiments.sensitivity`), and
-:func:`task_major` / :func:`split_task_major` store such a group of runs task by task.
+:mod:`fedlib.experiments.grid` runs several configurations in parallel processes and stores
+such a group of runs task by task.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -42,7 +40,7 @@ from fedlib.fl.task import TaskOptions, TaskResult, run_task, seed_sequence, tor
 from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
 from fedlib.mechanism.mechanisms import MECHANISMS, Allocation
 from fedlib.mechanism.reputation import BETA1, BETA2, INITIAL_REPUTATION, ReputationLedger
-from fedlib.runtime import parallel_map, progress
+from fedlib.runtime import progress
 
 #: Workers of Tables 1-3 as (data accuracy, count): 15 x 1.0, 5 x 0.7, 5 x 0.4, 5 x 0.1.
 PAPER_GROUPS: tuple[tuple[float, int], ...] = ((1.0, 15), (0.7, 5), (0.4, 5), (0.1, 5))
@@ -431,90 +429,6 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
             if on_task is not None:
                 on_task(run.records[-1])
     return MultiTaskResult(config, tuple(run.records), run.seconds)
-
-
-# ---------------------------------------------------------------------- several runs
-
-
-def keep_rounds(record: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
-    """``record`` with only the round fields ``names`` (sweeps store fewer per task)."""
-    return {**record, "rounds": {name: record["rounds"][name] for name in names}}
-
-
-def _run_and_drop_checkpoint(config: dict[str, Any], checkpoint: str | None,
-                             task_store: str | None) -> tuple[list[dict[str, Any]], float]:
-    result = run_multitask(MultiTaskConfig.from_dict(config), checkpoint, task_store=task_store)
-    if checkpoint is not None:
-        Path(checkpoint).unlink(missing_ok=True)
-    return list(result.records), result.wall_time_s
-
-
-def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
-             checkpoints: Sequence[str | os.PathLike[str]] | None = None,
-             round_fields: Sequence[str] = ROUND_FIELDS,
-             task_store: str | os.PathLike[str] | None = None) -> list[MultiTaskResult]:
-    """Run several multi-task configurations, ``jobs`` at a time in spawned processes.
-
-    Parameters
-    ----------
-    configs : sequence of MultiTaskConfig
-    jobs : int, default 1
-        Parallel processes (every run is seeded, so the records do not depend on ``jobs``).
-    checkpoints : sequence of path, optional
-        One checkpoint file per configuration (see :func:`run_multitask`); a finished run
-        deletes its checkpoint.
-    round_fields : sequence of str, default :data:`ROUND_FIELDS`
-        Round fields kept in the returned records (:func:`keep_rounds`).
-    task_store : path, optional
-        A task store shared with other calls (e.g. the verification of several stored
-        results); default: a temporary one for this call.
-
-    Returns
-    -------
-    list of MultiTaskResult
-        In the order of ``configs``, each with its own compute time.
-
-    Notes
-    -----
-    The runs share a temporary task store (:mod:`fedlib.experiments.task_store`): a task that
-    an earlier run trained with exactly the same inputs (e.g. the first tasks of a sweep, before
-    the runs' winners diverge) is read instead of trained again, with identical records. Runs
-    start in the order of ``configs``; a run reads only tasks already finished. An interrupted
-    call stops its worker processes (:func:`~fedlib.runtime.parallel_map`); the runs resume
-    from their checkpoints.
-
-    Raises
-    ------
-    ValueError
-        If ``jobs < 1`` or ``checkpoints`` does not give one file per configuration.
-    """
-    paths = [None] * len(configs) if checkpoints is None else [str(c) for c in checkpoints]
-    if len(paths) != len(configs):
-        raise ValueError(f"checkpoints must name one file per configuration: {len(paths)} "
-                         f"files for {len(configs)} configurations")
-    with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as temporary:
-        store = str(task_store) if task_store is not None else temporary
-        outputs = parallel_map(_run_and_drop_checkpoint,
-                               [(config.to_dict(), path, store)
-                                for config, path in zip(configs, paths, strict=True)], jobs)
-    return [MultiTaskResult(config, tuple(keep_rounds(r, round_fields) for r in records), wall)
-            for config, (records, wall) in zip(configs, outputs, strict=True)]
-
-
-def task_major(runs: Sequence[MultiTaskResult]) -> list[dict[str, Any]]:
-    """The records of runs of equal length, task-major: ``{"task": t, "runs": [record of
-    each run]}``, so that the first records of a stored file hold the first tasks of every
-    run (and verifying them recomputes a few tasks of each run)."""
-    return [{"task": t, "runs": [run.records[t] for run in runs]}
-            for t in range(len(runs[0].records))]
-
-
-def split_task_major(configs: Sequence[MultiTaskConfig], records: Sequence[Mapping[str, Any]],
-                     wall_time_s: float) -> tuple[MultiTaskResult, ...]:
-    """The runs of :func:`task_major` records, the compute time shared out equally."""
-    return tuple(MultiTaskResult(config, tuple(r["runs"][i] for r in records),
-                                 wall_time_s / len(configs))
-                 for i, config in enumerate(configs))
 
 
 # ---------------------------------------------------------------------- summaries

@@ -10,12 +10,14 @@ of two tiers:
   difference means the code changed.
 * ``"foreign"``: another CPU model, instruction set, torch or numpy build, thread count or a GPU.
   float32 kernels round differently there and the differences grow through training, so the
-  numbers must agree to the cross-machine tolerance :data:`FOREIGN_TOLERANCE`, measured
+  numbers must agree to the cross-machine tolerance
+  (:data:`~fedlib.experiments.tolerance.FOREIGN_TOLERANCE`), measured
   between machines (``benchmarks/cross_machine_drift.py``; its runs are in
   ``benchmarks/recorded/``) and set well above that drift. Every discrete outcome must agree
   too, **up to the first near tie**: a leave-one-out decision whose margin ``delta_l - delta``
   in the recomputation lies within the margins' own tolerance of 0 (the float noise a margin
-  has gathered by that round: :func:`near_tie_width`), or an auction whose stored inputs give
+  has gathered by that round:
+  :func:`~fedlib.experiments.tolerance.near_tie_width`), or an auction whose stored inputs give
   the stored winners and whose recomputed inputs (within tolerance of the stored ones) give
   others. There float noise decides, the two runs legitimately part, and verification stops,
   reporting the verified prefix (task, round). A decision that differs with a large margin, or
@@ -42,68 +44,17 @@ import numpy as np
 
 from fedlib.experiments import environment, registry, results
 from fedlib.experiments.multitask import MultiTaskConfig, auction
+from fedlib.experiments.tolerance import (
+    FOREIGN_TOLERANCE,
+    SAME_TOLERANCE,
+    Drift,
+    family,
+    near_tie_width,
+)
 
 Tier = Literal["same", "foreign"]
 
 
-@dataclass(frozen=True)
-class Tolerance:
-    """``|stored - recomputed| <= atol + rtol * |stored|``."""
-
-    rtol: float
-    atol: float
-
-    def allowed(self, stored: float) -> float:
-        """The largest difference this tolerance accepts at ``stored``."""
-        return self.atol + self.rtol * abs(stored)
-
-
-@dataclass(frozen=True)
-class Drift:
-    """A tolerance that grows with the training behind a value, as float noise does.
-
-    ``rtol`` and ``atol`` after one round of training, times ``growth`` for every further
-    round, at most ``cap``: float32 differences between machines start near the rounding error
-    and grow by a roughly constant factor per round (slowly for the MNIST model, about fourfold
-    per round for the near-chance LeNet-5 of Fashion-MNIST), so a fixed tolerance would either
-    reject the last rounds or accept any change in the first ones.
-    """
-
-    rtol: float
-    atol: float
-    growth: float = 1.0
-    cap: float = math.inf
-
-    def after(self, rounds: int) -> Tolerance:
-        """The tolerance of a value with ``rounds`` rounds of training behind it."""
-        scale = self.growth ** max(rounds - 1, 0)
-        return Tolerance(min(self.cap, self.rtol * scale), min(self.cap, self.atol * scale))
-
-
-#: The same environment: every number to 1e-6 relative (and 1e-12 absolute, for exact zeros).
-SAME_TOLERANCE = {"default": Drift(1e-6, 1e-12)}
-#: Cross-machine tolerances by family of run (:func:`family`) and record field (``default`` for
-#: the others: contributions, reputations, payments, bids). Each is about 10 times the envelope
-#: of the drift measured between CPU kinds on the stored files
-#: (``benchmarks/recorded/cross_machine_drift.txt``), so that a real change of the code (the
-#: mutations of ``tests/experiments/test_verification.py``) still fails.
-FOREIGN_TOLERANCE: dict[str, dict[str, Drift]] = {
-    "numpy": {"default": Drift(1e-9, 1e-12)},
-    "mnist": {
-        "default": Drift(5.5e-7, 1e-9, 2.52, 2.2e-3),
-        "omega": Drift(0.0, 9.9e-5, 4.3, 2.8e-3),
-        "margin": Drift(0.0, 3.1e-5, 2.52, 2.3e-3),
-        "test_loss": Drift(1.5e-5, 0.0, 2.52, 1e-3),
-        "test_acc": Drift(0.0, 1e-3, 2.52, 6e-3),
-    },
-    "fashion": {
-        "default": Drift(1.3e-8, 1e-9, 6.95, 0.45),
-        "omega": Drift(0.0, 3.9e-4, 3.8, 0.41),
-        "margin": Drift(0.0, 9.6e-6, 6.95, 0.47),
-        "test_loss": Drift(1.3e-5, 0.0, 6.95, 0.2),
-        "test_acc": Drift(0.0, 1e-3, 6.95, 0.39),
-    },
-}
 #: The least a verification must cover: the first task's first 3 rounds.
 MIN_PREFIX = (0, 3)
 #: Round fields that new results store and recomputations always give; an older stored record
@@ -111,38 +62,6 @@ MIN_PREFIX = (0, 3)
 EVIDENCE = ("passed", "margin")
 #: Record fields that hold discrete decisions (compared exactly, in the order of the run).
 _DECISIONS = ("task", "winners", "rounds", "n_pass", "n_fail")
-
-
-def family(config: Mapping[str, Any]) -> str:
-    """The tolerance family of a stored configuration: its dataset (``"mnist"``, the fully
-    connected model, or ``"fashion"``, LeNet-5, whose near-chance runs are chaotic), or
-    ``"numpy"`` for the auction sweeps, which train nothing (float64 numpy only)."""
-    dataset = config.get("dataset") or config.get("base", {}).get("dataset")
-    return str(dataset) if dataset else "numpy"
-
-
-#: What each field of a stored record is, for :func:`tolerance_rows`.
-FIELD_LABELS = {"default": "contributions, reputations, payments", "omega": "weights omega",
-                "margin": "leave-one-out margins", "test_loss": "test loss",
-                "test_acc": "test accuracy"}
-
-
-def tolerance_rows(rounds: Sequence[int] = (1, 5, 10)) -> list[dict[str, str]]:
-    """The cross-machine tolerance of every trained family and field after ``rounds`` rounds
-    of training, one row each (for the book)."""
-    rows = []
-    for family_name in ("mnist", "fashion"):
-        for name, drift in FOREIGN_TOLERANCE[family_name].items():
-            relative = drift.rtol > 0
-            row = {"dataset": family_name, "value": FIELD_LABELS[name],
-                   "tolerance": "relative" if relative else "absolute",
-                   "growth per round": f"{drift.growth:g}"}
-            for r in rounds:
-                after = drift.after(r)
-                row[f"after {r} round{'s' if r > 1 else ''}"] = (
-                    f"{after.rtol if relative else after.atol:.1e}")
-            rows.append(row)
-    return rows
 
 
 def requested_tier() -> Literal["auto", "same", "foreign"]:
@@ -258,13 +177,6 @@ class Stop:
     def __str__(self) -> str:
         at = "its auction" if self.round is None else f"round {self.round}"
         return f"run {self.run}: verified up to task {self.task}, {at}: {self.why}"
-
-
-def near_tie_width(family_name: str, rounds: int) -> float:
-    """How close to the threshold a leave-one-out margin with ``rounds`` rounds of training
-    behind it may lie and still flip on another machine: the margins' cross-machine tolerance
-    there (margins are differences of losses, and drift like them)."""
-    return FOREIGN_TOLERANCE[family_name]["margin"].after(rounds).atol
 
 
 def _loo_flip(stored: Mapping[str, Any], fresh: Mapping[str, Any], near: Sequence[float],
@@ -404,7 +316,7 @@ def _runs(config: Mapping[str, Any], stored: Sequence[Mapping[str, Any]],
         return [(built, list(stored), list(fresh))]
     if not hasattr(built, "run_configs"):
         return None
-    # Task-major records of several runs (multitask.task_major).
+    # Task-major records of several runs (grid.task_major).
     return [(run, [r["runs"][i] for r in stored], [r["runs"][i] for r in fresh])
             for i, run in enumerate(built.run_configs())]
 

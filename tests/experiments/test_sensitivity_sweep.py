@@ -8,10 +8,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fedlib.experiments import multitask, registry, results
+from fedlib.experiments import registry, results
 from fedlib.experiments import sensitivity as sens
 from fedlib.experiments.budget_sweep import BudgetSweepConfig
-from fedlib.experiments.grid import SWEEP_ROUND_FIELDS
+from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, keep_rounds
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult, run_multitask
 from fedlib.fl.task import TaskOptions
 
@@ -112,7 +112,7 @@ def test_each_run_is_the_multitask_run_of_its_config(tiny):
         assert run.config == config
     for i in (0, 3):  # the center and beta1 = 2.0
         direct = run_multitask(TINY.run_configs()[i])
-        assert list(tiny.runs[i].records) == [multitask.keep_rounds(r, SWEEP_ROUND_FIELDS)
+        assert list(tiny.runs[i].records) == [keep_rounds(r, SWEEP_ROUND_FIELDS)
                                               for r in direct.records]
     values = [v for v, _ in tiny.runs_of("beta1")]
     assert values == [0.25, 0.5, 2.0] and tiny.runs_of("beta1")[1][1] is tiny.center

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from fedlib.experiments import multitask, task_store
+from fedlib.experiments.grid import run_many
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.experiments.task_store import TaskStore, task_key
 from fedlib.fl.engine import BatchedEngine
@@ -54,7 +55,7 @@ def test_run_many_shares_tasks_without_changing_records(data_root, monkeypatch):
 
     configs = [TINY, replace(TINY, mechanism="rrafl")]
     monkeypatch.setattr(multitask, "run_task", counted)
-    together = multitask.run_many(configs)  # one job: in this process, so counted
+    together = run_many(configs)  # one job: in this process, so counted
     # the RRAFL run read its tasks: only ours' were trained
     assert len(trained) == sum(1 for record in together[0].records if record["winners"])
     monkeypatch.undo()

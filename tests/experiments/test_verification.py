@@ -11,17 +11,18 @@ import numpy as np
 import pytest
 import torch
 
-from fedlib.experiments import environment, multitask, results, verification
+from fedlib.experiments import environment, multitask, results, tolerance, verification
 from fedlib.experiments.multitask import MultiTaskConfig
-from fedlib.experiments.verification import Comparison, Drift, Stop, Tolerance
+from fedlib.experiments.tolerance import Drift, Tolerance
+from fedlib.experiments.verification import Comparison, Stop
 from fedlib.fl.task import TaskOptions
 from fedlib.mechanism import mechanisms
 
 FAST = MultiTaskConfig(dataset="mnist", device="cpu").fast()
 NAME = FAST.result_name()
 #: The near-tie width of round 1 of a task of an MNIST run (two rounds of training behind it).
-NEAR = verification.near_tie_width("mnist", 2)
-WIDTHS = [verification.near_tie_width("mnist", r + 1) for r in range(2)]
+NEAR = tolerance.near_tie_width("mnist", 2)
+WIDTHS = [tolerance.near_tie_width("mnist", r + 1) for r in range(2)]
 
 
 def test_tolerance_is_relative_plus_absolute():
@@ -38,7 +39,7 @@ def test_a_drift_grows_per_round_up_to_its_cap():
 
 
 def test_a_later_round_of_a_chaotic_run_is_allowed_more():
-    comparison = Comparison(verification.FOREIGN_TOLERANCE["fashion"])
+    comparison = Comparison(tolerance.FOREIGN_TOLERANCE["fashion"])
     comparison.values(2.0, 2.0 * (1 + 1e-3), "loss", "test_loss", rounds=1)
     assert len(comparison.mismatches) == 1 and "tolerance is" in comparison.mismatches[0]
     comparison.values(2.0, 2.0 * (1 + 1e-3), "loss", "test_loss", rounds=9)
@@ -75,7 +76,7 @@ def test_a_flip_within_the_near_tie_width_stops_the_comparison():
     flipped = _task([[True, True], [True, False]], [[0.1, 0.2], [0.1, -10 * NEAR]])
     round_, _, problem = verification._loo_flip(stored, flipped, WIDTHS, "t")
     assert round_ == 1 and "differs with margin(s)" in problem
-    comparison = Comparison(verification.FOREIGN_TOLERANCE["mnist"])
+    comparison = Comparison(tolerance.FOREIGN_TOLERANCE["mnist"])
     config = MultiTaskConfig(groups=((1.0, 2),), task=TaskOptions(rounds=2), device="cpu")
     stop = verification.walk_run(config, [stored], [fresh], comparison)
     assert (stop.task, stop.round) == (0, 1) and "within the near-tie width" in stop.why
@@ -102,17 +103,17 @@ def test_other_winners_are_a_near_tie_only_if_the_stored_inputs_give_the_stored_
     Re = np.full(30, config.initial_reputation)
     stored = _auction_record(config, Re)
     fresh = {**stored, "winners": stored["winners"][:-1]}
-    comparison = Comparison(verification.FOREIGN_TOLERANCE["mnist"])
+    comparison = Comparison(tolerance.FOREIGN_TOLERANCE["mnist"])
     stop = verification.walk_run(config, [stored], [fresh], comparison)
     assert stop == Stop(0, 0, None, stop.why) and comparison.mismatches == []
     tampered = {**stored, "winners": stored["winners"][::-1]}
-    comparison = Comparison(verification.FOREIGN_TOLERANCE["mnist"])
+    comparison = Comparison(tolerance.FOREIGN_TOLERANCE["mnist"])
     assert verification.walk_run(config, [tampered], [stored], comparison) is None
     assert "no longer selects the stored winners" in comparison.mismatches[0]
 
 
 def test_the_near_tie_width_grows_with_the_rounds_behind_a_decision():
-    widths = [verification.near_tie_width("fashion", r) for r in (1, 5, 10)]
+    widths = [tolerance.near_tie_width("fashion", r) for r in (1, 5, 10)]
     assert widths[0] < widths[1] < widths[2]
     assert widths[0] < 1e-4, "a first-round decision is a near tie only within float noise"
 
@@ -243,8 +244,8 @@ def test_a_foreign_failure_says_so_and_keeps_the_stored_file(stored, tmp_path):
 
 
 def test_tolerance_rows_cover_every_trained_field_and_grow():
-    rows = verification.tolerance_rows((1, 5, 10))
-    assert len(rows) == sum(len(verification.FOREIGN_TOLERANCE[f]) for f in ("mnist", "fashion"))
+    rows = tolerance.tolerance_rows((1, 5, 10))
+    assert len(rows) == sum(len(tolerance.FOREIGN_TOLERANCE[f]) for f in ("mnist", "fashion"))
     for row in rows:
         values = [float(row[k]) for k in ("after 1 round", "after 5 rounds", "after 10 rounds")]
         assert values == sorted(values) and values[0] > 0, row

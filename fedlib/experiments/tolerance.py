@@ -1,0 +1,114 @@
+"""How far a recomputed number may differ from the stored one: on the same machine, and on another.
+
+float32 kernels round differently on another CPU model, instruction set, torch or numpy build,
+thread count or a GPU, and the differences grow through training. :data:`FOREIGN_TOLERANCE`
+holds the cross-machine tolerance of each family of run and record field, as a :class:`Drift`
+that grows per round of training behind a value; :data:`SAME_TOLERANCE` the rule for the
+environment that made a result. :mod:`fedlib.experiments.verification` applies them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """``|stored - recomputed| <= atol + rtol * |stored|``."""
+
+    rtol: float
+    atol: float
+
+    def allowed(self, stored: float) -> float:
+        """The largest difference this tolerance accepts at ``stored``."""
+        return self.atol + self.rtol * abs(stored)
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A tolerance that grows with the training behind a value, as float noise does.
+
+    ``rtol`` and ``atol`` after one round of training, times ``growth`` for every further
+    round, at most ``cap``: float32 differences between machines start near the rounding error
+    and grow by a roughly constant factor per round (slowly for the MNIST model, about fourfold
+    per round for the near-chance LeNet-5 of Fashion-MNIST), so a fixed tolerance would either
+    reject the last rounds or accept any change in the first ones.
+    """
+
+    rtol: float
+    atol: float
+    growth: float = 1.0
+    cap: float = math.inf
+
+    def after(self, rounds: int) -> Tolerance:
+        """The tolerance of a value with ``rounds`` rounds of training behind it."""
+        scale = self.growth ** max(rounds - 1, 0)
+        return Tolerance(min(self.cap, self.rtol * scale), min(self.cap, self.atol * scale))
+
+
+#: The same environment: every number to 1e-6 relative (and 1e-12 absolute, for exact zeros).
+SAME_TOLERANCE = {"default": Drift(1e-6, 1e-12)}
+#: Cross-machine tolerances by family of run (:func:`family`) and record field (``default`` for
+#: the others: contributions, reputations, payments, bids). Each is about 10 times the envelope
+#: of the drift measured between CPU kinds on the stored files
+#: (``benchmarks/recorded/cross_machine_drift.txt``), so that a real change of the code (the
+#: mutations of ``tests/experiments/test_verification.py``) still fails.
+FOREIGN_TOLERANCE: dict[str, dict[str, Drift]] = {
+    "numpy": {"default": Drift(1e-9, 1e-12)},
+    "mnist": {
+        "default": Drift(5.5e-7, 1e-9, 2.52, 2.2e-3),
+        "omega": Drift(0.0, 9.9e-5, 4.3, 2.8e-3),
+        "margin": Drift(0.0, 3.1e-5, 2.52, 2.3e-3),
+        "test_loss": Drift(1.5e-5, 0.0, 2.52, 1e-3),
+        "test_acc": Drift(0.0, 1e-3, 2.52, 6e-3),
+    },
+    "fashion": {
+        "default": Drift(1.3e-8, 1e-9, 6.95, 0.45),
+        "omega": Drift(0.0, 3.9e-4, 3.8, 0.41),
+        "margin": Drift(0.0, 9.6e-6, 6.95, 0.47),
+        "test_loss": Drift(1.3e-5, 0.0, 6.95, 0.2),
+        "test_acc": Drift(0.0, 1e-3, 6.95, 0.39),
+    },
+}
+
+
+def family(config: Mapping[str, Any]) -> str:
+    """The tolerance family of a stored configuration: its dataset (``"mnist"``, the fully
+    connected model, or ``"fashion"``, LeNet-5, whose near-chance runs are chaotic), or
+    ``"numpy"`` for the auction sweeps, which train nothing (float64 numpy only)."""
+    dataset = config.get("dataset") or config.get("base", {}).get("dataset")
+    return str(dataset) if dataset else "numpy"
+
+
+#: What each field of a stored record is, for :func:`tolerance_rows`.
+FIELD_LABELS = {"default": "contributions, reputations, payments", "omega": "weights omega",
+                "margin": "leave-one-out margins", "test_loss": "test loss",
+                "test_acc": "test accuracy"}
+
+
+def tolerance_rows(rounds: Sequence[int] = (1, 5, 10)) -> list[dict[str, str]]:
+    """The cross-machine tolerance of every trained family and field after ``rounds`` rounds
+    of training, one row each (for the book)."""
+    rows = []
+    for family_name in ("mnist", "fashion"):
+        for name, drift in FOREIGN_TOLERANCE[family_name].items():
+            relative = drift.rtol > 0
+            row = {"dataset": family_name, "value": FIELD_LABELS[name],
+                   "tolerance": "relative" if relative else "absolute",
+                   "growth per round": f"{drift.growth:g}"}
+            for r in rounds:
+                after = drift.after(r)
+                row[f"after {r} round{'s' if r > 1 else ''}"] = (
+                    f"{after.rtol if relative else after.atol:.1e}")
+            rows.append(row)
+    return rows
+
+
+def near_tie_width(family_name: str, rounds: int) -> float:
+    """How close to the threshold a leave-one-out margin with ``rounds`` rounds of training
+    behind it may lie and still flip on another machine: the margins' cross-machine tolerance
+    there (margins are differences of losses, and drift like them)."""
+    return FOREIGN_TOLERANCE[family_name]["margin"].after(rounds).atol

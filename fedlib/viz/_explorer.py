@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import io
+from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
@@ -39,18 +40,35 @@ class Explorer:
         self.figure: Figure | None = None
         self.result: Any = None
         self.widget: widgets.Widget = widgets.VBox()
+        self._quiet = False
 
-    def _watch(self, *controls: widgets.ValueWidget) -> None:
-        """Call :meth:`update` whenever one of ``controls`` changes value."""
+    def _watch(self, *controls: widgets.ValueWidget,
+               effect: Callable[[Any], None] | None = None) -> None:
+        """Call :meth:`update` whenever one of ``controls`` changes value.
+
+        ``effect(new_value)``, if given, runs first: it may set other controls (a preset that
+        fills a text box), which then do not update on their own.
+        """
+        def changed(change: dict[str, Any]) -> None:
+            if self._quiet:
+                return
+            if effect is not None:
+                self._quiet = True
+                try:
+                    effect(change["new"])
+                finally:
+                    self._quiet = False
+            self.update()
+
         for control in controls:
-            control.observe(lambda _change: self.update(), names="value")
+            control.observe(changed, names="value")
 
-    def _show(self, fig: Figure | None, message: str = "") -> None:
-        """Replace the Output's content with ``message`` (if any) and ``fig`` (if any)."""
-        self.figure = fig
+    def _show(self, *figures: Figure, message: str = "") -> None:
+        """Replace the Output's content with ``message`` (if any) and ``figures``; the first
+        figure (None if there is none) becomes :attr:`figure`."""
+        self.figure = figures[0] if figures else None
         outputs = [message_output(message)] if message else []
-        if fig is not None:
-            outputs.append(figure_output(fig))
+        outputs += [figure_output(fig) for fig in figures]
         self.output.outputs = tuple(outputs)
 
     def update(self) -> Any:  # pragma: no cover - overridden

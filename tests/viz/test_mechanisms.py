@@ -11,12 +11,12 @@ from fedlib.experiments.auction_sweeps import SEVEN, budget_sweep, summarize, wo
 from fedlib.mechanism import MECHANISMS
 from fedlib.viz.mechanisms import (
     READINGS,
-    STYLES,
     readings_figure,
     spending_figure,
     sweep_figure,
 )
 from fedlib.viz.mechanisms_widgets import MechanismExplorer
+from fedlib.viz.style import MECHANISM_STYLES
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def _lines(ax):
 
 
 def test_every_mechanism_has_a_style():
-    assert set(MECHANISMS) <= set(STYLES)
+    assert set(MECHANISMS) <= set(MECHANISM_STYLES)
 
 
 @pytest.mark.parametrize("per", ["payment", "budget"])

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
+import numpy as np
 from matplotlib.figure import Figure
 
 
@@ -25,6 +26,23 @@ def figure_output(fig: Figure, dpi: int = 72) -> dict[str, Any]:
     png = base64.b64encode(buffer.getvalue()).decode("ascii")
     return {"output_type": "display_data", "metadata": {},
             "data": {"image/png": png, "text/plain": repr(fig)}}
+
+
+def parse_numbers(text: str, name: str) -> np.ndarray:
+    """The numbers of a text control, separated by commas, semicolons or spaces.
+
+    Raises
+    ------
+    ValueError
+        Naming the control ``name``, if there is no number or a part is not one.
+    """
+    parts = text.replace(";", " ").replace(",", " ").split()
+    if not parts:
+        raise ValueError(f"{name}: enter at least one number")
+    try:
+        return np.array([float(p) for p in parts])
+    except ValueError:
+        raise ValueError(f"{name}: {text!r} is not a list of numbers") from None
 
 
 def message_output(text: str) -> dict[str, Any]:

@@ -22,22 +22,11 @@ from fedlib.experiments.auction_walkthrough import (
     worker_label,
 )
 from fedlib.mechanism import Auction, Instance, select
-from fedlib.viz._explorer import Explorer
+from fedlib.viz._explorer import Explorer, parse_numbers
 from fedlib.viz.auction import payments_figure, selection_figure, utility_figure
 from fedlib.viz.style import LONG_LABEL, WIDE, control_style
 
 _CONTROL = {**control_style(WIDE, LONG_LABEL), "continuous_update": False}
-
-
-def _numbers(text: str, name: str) -> np.ndarray:
-    """Parse a comma- or space-separated list of numbers."""
-    parts = [p for p in text.replace(",", " ").split() if p]
-    if not parts:
-        raise ValueError(f"{name}: enter at least one number")
-    try:
-        return np.array([float(p) for p in parts])
-    except ValueError:
-        raise ValueError(f"{name}: {text!r} is not a list of numbers") from None
 
 
 def _fmt(values: ArrayLike) -> str:
@@ -132,9 +121,9 @@ class AuctionExplorer(Explorer):
     def compute(self) -> AuctionView:
         """The auction and payments for the controls' current values (no drawing)."""
         try:
-            bids = _numbers(self.bids.value, "bids")
-            Re = _numbers(self.Re.value, "Re")
-            re = _numbers(self.re.value, "re")
+            bids = parse_numbers(self.bids.value, "bids")
+            Re = parse_numbers(self.Re.value, "Re")
+            re = parse_numbers(self.re.value, "re")
             if not bids.size == Re.size == re.size:
                 raise ValueError(f"bids, Re and re need one number per worker: got {bids.size}, "
                                  f"{Re.size} and {re.size}")

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from fedlib.experiments.contribution_checks import RoundView, warm_round
 from fedlib.mechanism.contribution import contributions, sample_weights
-from fedlib.viz._explorer import Explorer
+from fedlib.viz._explorer import Explorer, parse_numbers
 from fedlib.viz.contribution import case_worker_names, snapshot_figure, toy_figure
 from fedlib.viz.style import CELL, WIDE, control_style
 
@@ -86,11 +86,7 @@ def parse_accuracies(text: str, n_workers: int) -> tuple[float, ...]:
     ValueError
         If a value is not a number in (0, 1] or fewer than ``n_workers`` are given.
     """
-    parts = [p for p in text.replace(";", " ").replace(",", " ").split() if p]
-    try:
-        values = tuple(float(p) for p in parts)
-    except ValueError:
-        raise ValueError(f"not a list of numbers: {text!r}") from None
+    values = tuple(float(v) for v in parse_numbers(text, "data accuracies"))
     if len(values) < n_workers:
         raise ValueError(f"give at least {n_workers} data accuracies, got {len(values)}")
     if any(not 0 < v <= 1 for v in values[:n_workers]):

@@ -25,7 +25,7 @@ from fedlib.mechanism.reputation import (
     gompertz_trust,
     trust_input,
 )
-from fedlib.viz._explorer import Explorer
+from fedlib.viz._explorer import Explorer, parse_numbers
 from fedlib.viz.reputation import path_figure, trust_point_figure
 from fedlib.viz.style import WIDE, control_style
 
@@ -86,13 +86,7 @@ def parse_sequence(text: str) -> np.ndarray:
     ValueError
         If a value is not a number or lies outside [0, 1], or there is none.
     """
-    parts = [p for p in text.replace(";", " ").replace(",", " ").split() if p]
-    if not parts:
-        raise ValueError("enter at least one internal reputation, e.g. 0.9, 0.9, 0.2")
-    try:
-        values = np.array([float(p) for p in parts])
-    except ValueError:
-        raise ValueError(f"not a list of numbers: {text!r}") from None
+    values = parse_numbers(text, "internal reputations")
     if not np.all(np.isfinite(values)) or values.min() < 0 or values.max() > 1:
         raise ValueError("every internal reputation must lie in [0, 1]")
     return values

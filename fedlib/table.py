@@ -65,7 +65,7 @@ def _cell_html(tag: str, value: Any, align: Align, digits: int, attributes: str 
                wrap_after: int = 20) -> str:
     text = value if isinstance(value, Markup) else format_cell(value, digits)
     nowrap = "; white-space: nowrap" if len(text) <= wrap_after else ""
-    text = text if isinstance(value, Markup) else html.escape(text)
+    text = text if isinstance(value, Markup) else html.escape(text, quote=False)
     return (f'<{tag}{attributes} style="padding: 2px 10px; text-align: {align}{nowrap}">'
             f"{text}</{tag}>")
 
@@ -134,7 +134,7 @@ def html_table(columns: Sequence[Any], rows: Sequence[Sequence[Any]], *, caption
         separated = i > 0 and any(s > 0 for s in row_spans)
         start = '<tr style="border-top: 2px solid #888">' if separated else "<tr>"
         body.append(start + "".join(cells) + "</tr>")
-    caption_html = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    caption_html = f"<caption>{html.escape(caption, quote=False)}</caption>" if caption else ""
     group_row = f"<tr>{groups}</tr>" if column_groups else ""
     return (f'<table class="fedlib-table">{caption_html}<thead>{group_row}<tr>{head}</tr>'
             f"</thead><tbody>{''.join(body)}</tbody></table>")

@@ -15,12 +15,11 @@ as the paper numbers its workers from 1.
 
 from __future__ import annotations
 
-import html
 import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,82 +37,12 @@ from fedlib.mechanism import (
     synthetic_instance,
 )
 from fedlib.mechanism.properties import RTOL
+from fedlib.table import Table, format_cell
 
 #: Budgets of the Figure 4 setting used here (n = 100); the paper does not print its axis.
 SYNTHETIC_BUDGETS: tuple[float, ...] = tuple(float(b) for b in range(25, 251, 25))
 #: Numbers of workers of the Figure 5 setting used here (B = 125).
 SYNTHETIC_WORKERS: tuple[int, ...] = tuple(range(20, 201, 20))
-
-
-# --------------------------------------------------------------------------------------------
-# A table that renders as HTML in notebooks and as fixed-width text elsewhere
-# --------------------------------------------------------------------------------------------
-
-def _cell(value: Any, digits: int) -> str:
-    if isinstance(value, bool | np.bool_):
-        return "yes" if value else "no"
-    if isinstance(value, int | np.integer):
-        return str(int(value))
-    if isinstance(value, float | np.floating):
-        v = float(value)
-        if math.isnan(v):
-            return "-"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return f"{v:.{digits}g}"
-    return str(value)
-
-
-@dataclass(frozen=True)
-class Table:
-    """A small table of results: ``columns`` and ``rows`` (tuples of values).
-
-    Displays as HTML in Jupyter and as aligned text with ``print``; :meth:`column` gives one
-    column's raw values for ``assert`` cells.
-    """
-
-    columns: tuple[str, ...]
-    rows: tuple[tuple[Any, ...], ...]
-    title: str = ""
-    digits: int = 4
-
-    def __post_init__(self) -> None:
-        bad = [r for r in self.rows if len(r) != len(self.columns)]
-        if bad:
-            raise ValueError(f"every row needs {len(self.columns)} values, got {bad[0]!r}")
-
-    def column(self, name: str) -> list[Any]:
-        """The raw values of the column ``name``."""
-        j = self.columns.index(name)
-        return [row[j] for row in self.rows]
-
-    def _text_rows(self) -> list[list[str]]:
-        return [[_cell(v, self.digits) for v in row] for row in self.rows]
-
-    def __str__(self) -> str:
-        cells = [list(self.columns), *self._text_rows()]
-        widths = [max(len(r[j]) for r in cells) for j in range(len(self.columns))]
-        lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
-        lines.insert(1, "  ".join("-" * w for w in widths))
-        return "\n".join(([self.title] if self.title else []) + lines)
-
-    def __repr__(self) -> str:
-        return str(self)
-
-    def _repr_html_(self) -> str:
-        def style(j: int, text: str, limit: int = 20) -> str:
-            align = "left" if j == 0 else "right"
-            wrap = "; white-space: nowrap" if len(text) <= limit else ""
-            return f'style="padding: 2px 10px; text-align: {align}{wrap}"'
-
-        head = "".join(f"<th {style(j, c, 12)}>{html.escape(c)}</th>"
-                       for j, c in enumerate(self.columns))
-        body = "".join("<tr>" + "".join(f"<td {style(j, c)}>{html.escape(c)}</td>"
-                                        for j, c in enumerate(row)) + "</tr>"
-                       for row in self._text_rows())
-        caption = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
-        return (f'<table class="fedlib-table">{caption}<thead><tr>{head}</tr></thead>'
-                f"<tbody>{body}</tbody></table>")
 
 
 def worker_label(i: int) -> str:
@@ -153,7 +82,8 @@ def selection_trace(auction: Auction) -> Table:
                      float(share), bool(np.isfinite(d) and d <= share), result))
     return Table(("step", "worker", "bid", "Re", "b/Re", "cum. Re", "share", "b/Re <= share",
                   "result"), tuple(rows),
-                 title=f"B = {_cell(B, 4)}: k = {auction.k}, rho* = {_cell(auction.rho_star, 4)}")
+                 title=f"B = {format_cell(B, 4)}: k = {auction.k}, "
+                       f"rho* = {format_cell(auction.rho_star, 4)}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -237,9 +167,9 @@ class PaymentBreakdown:
                          float(self.utility_ex_ante[i]), float(self.utility_ex_post[i])))
         return Table(("worker", "Re", "re", "honesty", "cost", "p_up", "p'", "p", "u ex ante",
                       "u ex post"), tuple(rows),
-                     title=f"B = {_cell(self.auction.budget, 4)}: paid ex ante "
-                           f"{_cell(self.budget_used_ex_ante, 4)}, ex post "
-                           f"{_cell(self.budget_used_ex_post, 4)}")
+                     title=f"B = {format_cell(self.auction.budget, 4)}: paid ex ante "
+                           f"{format_cell(self.budget_used_ex_ante, 4)}, ex post "
+                           f"{format_cell(self.budget_used_ex_post, 4)}")
 
 
 def payment_breakdown(auction: Auction, re: ArrayLike, costs: ArrayLike | None = None,

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import base64
 import io
+from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
+import numpy as np
 from matplotlib.figure import Figure
 
 
@@ -24,6 +26,23 @@ def figure_output(fig: Figure, dpi: int = 72) -> dict[str, Any]:
     png = base64.b64encode(buffer.getvalue()).decode("ascii")
     return {"output_type": "display_data", "metadata": {},
             "data": {"image/png": png, "text/plain": repr(fig)}}
+
+
+def parse_numbers(text: str, name: str) -> np.ndarray:
+    """The numbers of a text control, separated by commas, semicolons or spaces.
+
+    Raises
+    ------
+    ValueError
+        Naming the control ``name``, if there is no number or a part is not one.
+    """
+    parts = text.replace(";", " ").replace(",", " ").split()
+    if not parts:
+        raise ValueError(f"{name}: enter at least one number")
+    try:
+        return np.array([float(p) for p in parts])
+    except ValueError:
+        raise ValueError(f"{name}: {text!r} is not a list of numbers") from None
 
 
 def message_output(text: str) -> dict[str, Any]:
@@ -39,18 +58,35 @@ class Explorer:
         self.figure: Figure | None = None
         self.result: Any = None
         self.widget: widgets.Widget = widgets.VBox()
+        self._quiet = False
 
-    def _watch(self, *controls: widgets.ValueWidget) -> None:
-        """Call :meth:`update` whenever one of ``controls`` changes value."""
+    def _watch(self, *controls: widgets.ValueWidget,
+               effect: Callable[[Any], None] | None = None) -> None:
+        """Call :meth:`update` whenever one of ``controls`` changes value.
+
+        ``effect(new_value)``, if given, runs first: it may set other controls (a preset that
+        fills a text box), which then do not update on their own.
+        """
+        def changed(change: dict[str, Any]) -> None:
+            if self._quiet:
+                return
+            if effect is not None:
+                self._quiet = True
+                try:
+                    effect(change["new"])
+                finally:
+                    self._quiet = False
+            self.update()
+
         for control in controls:
-            control.observe(lambda _change: self.update(), names="value")
+            control.observe(changed, names="value")
 
-    def _show(self, fig: Figure | None, message: str = "") -> None:
-        """Replace the Output's content with ``message`` (if any) and ``fig`` (if any)."""
-        self.figure = fig
+    def _show(self, *figures: Figure, message: str = "") -> None:
+        """Replace the Output's content with ``message`` (if any) and ``figures``; the first
+        figure (None if there is none) becomes :attr:`figure`."""
+        self.figure = figures[0] if figures else None
         outputs = [message_output(message)] if message else []
-        if fig is not None:
-            outputs.append(figure_output(fig))
+        outputs += [figure_output(fig) for fig in figures]
         self.output.outputs = tuple(outputs)
 
     def update(self) -> Any:  # pragma: no cover - overridden

@@ -25,13 +25,8 @@ from fedlib.experiments.adversarial import (
 from fedlib.experiments.federated import final_model
 from fedlib.experiments.multitask import MultiTaskResult
 from fedlib.mechanism import MECHANISMS
-from fedlib.viz.mechanisms import STYLES
-
-FONT = 12
-#: Colours of the behaviour groups (honest groups: shades of green to red by data accuracy).
-BEHAVIOUR_COLORS = {"free_rider": "#6a3d9a", "noise": "#b15928", "label_flip": "#e7298a",
-                    "quality_drop": "#ff7f00", "dacc 1.0": "#1a9850", "dacc 0.7": "#4575b4",
-                    "dacc 0.4": "#f46d43", "dacc 0.1": "#a50026"}
+from fedlib.table import html_table
+from fedlib.viz.style import BEHAVIOUR_COLORS, FONT, mechanism_style
 
 
 def _label(mechanism: str) -> str:
@@ -82,7 +77,7 @@ def _grouped_bars(runs: Mapping[str, MultiTaskResult], key: str, ylabel: str,
     for i, (mechanism, summary) in enumerate(summaries.items()):
         values = np.nan_to_num([summary[g][key] for g in groups])
         ax.bar(x + (i - (len(runs) - 1) / 2) * width, values, width,
-               color=STYLES.get(mechanism, ("#17becf",))[0], label=_label(mechanism))
+               color=mechanism_style(mechanism)[0], label=_label(mechanism))
     ax.set_xticks(x, [group_label(g) for g in groups], rotation=20, ha="right",
                   fontsize=FONT - 1)
     ax.set_ylabel(ylabel, fontsize=FONT)
@@ -113,7 +108,7 @@ def accuracy_figure(runs: Mapping[str, MultiTaskResult],
     fig = Figure(figsize=(12, 4.4), layout="constrained")
     axes = fig.subplots(1, 2)
     for mechanism, run in runs.items():
-        color, marker, _, width = STYLES.get(mechanism, ("#17becf", ".", "-", 1.5))
+        color, marker, _, width = mechanism_style(mechanism)
         tasks = np.arange(len(run.records))
         for ax, key in zip(axes, ("acc", "loss"), strict=True):
             ax.plot(tasks, final_model(run)[key], color=color, marker=marker, ms=4, lw=width,
@@ -178,18 +173,14 @@ def summary_html(runs: Mapping[str, MultiTaskResult]) -> str:
     per task and worker, and the final mean reputation (evaluated tasks; a dash where the
     group never won)."""
     summaries = {m: group_summary(run) for m, run in runs.items()}
-    head = "".join(f'<th colspan="{len(SUMMARY_COLUMNS)}">{html.escape(_label(m))}</th>'
-                   for m in summaries)
-    sub = "".join(f"<th>{name}</th>" for _ in summaries for name in SUMMARY_COLUMNS.values())
-    rows = []
-    for group in next(iter(summaries.values())):
-        cells = "".join(
-            f"<td>{value:.3f}</td>" if np.isfinite(value) else "<td>-</td>"
-            for summary in summaries.values() for value in
-            (summary[group][key] for key in SUMMARY_COLUMNS))
-        rows.append(f"<tr><th>{html.escape(group_label(group))}</th>{cells}</tr>")
-    return (f"<table><tr><th></th>{head}</tr><tr><th>group</th>{sub}</tr>"
-            + "".join(rows) + "</table>")
+    body = [[group_label(group), *(f"{value:.3f}" if np.isfinite(value) else "-"
+                                   for summary in summaries.values() for value in
+                                   (summary[group][key] for key in SUMMARY_COLUMNS))]
+            for group in next(iter(summaries.values()))]
+    return html_table(["group", *(name for _ in summaries for name in SUMMARY_COLUMNS.values())],
+                      body, row_headers=True,
+                      column_groups=[("", 1), *((_label(m), len(SUMMARY_COLUMNS))
+                                                for m in summaries)])
 
 
 def claims_html(claims: Sequence[Claim]) -> str:

@@ -14,9 +14,8 @@ from fedlib.experiments.adversarial import SingleTaskOutcome, group_label, singl
 from fedlib.fl.attacks import ATTACK_KINDS
 from fedlib.viz._explorer import Explorer
 from fedlib.viz.adversarial import single_task_figure
+from fedlib.viz.style import control_style
 
-_LAYOUT = widgets.Layout(width="380px")
-_STYLE = {"description_width": "90px"}
 #: What the strength slider means for each kind.
 STRENGTH_MEANING = {"free_rider": "std of the noise on the copied global model",
                     "noise": "std of the noise on the global model",
@@ -42,11 +41,9 @@ class AttackExplorer(Explorer):
         super().__init__()
         self.task = task
         self.kind = widgets.Dropdown(options=[(group_label(k), k) for k in ATTACK_KINDS],
-                                     value=kind, description="attack", layout=_LAYOUT,
-                                     style=_STYLE)
+                                     value=kind, description="attack", **control_style())
         self.strength = widgets.FloatSlider(value=strength, min=0.0, max=1.0, step=0.01,
-                                            description="strength", layout=_LAYOUT,
-                                            style=_STYLE)
+                                            description="strength", **control_style())
         self.meaning = widgets.HTML()
         self._watch(self.kind, self.strength)
         self.widget = widgets.VBox([self.kind, self.strength, self.meaning, self.output])
@@ -60,7 +57,7 @@ class AttackExplorer(Explorer):
             outcome = single_task(kind, strength, **self.task)
         except ValueError as error:
             self.result = AttackResult(None, str(error))
-            self._show(None, str(error))
+            self._show(message=str(error))
             return self.result
         self.result = AttackResult(outcome)
         self._show(single_task_figure(outcome))

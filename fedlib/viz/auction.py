@@ -23,15 +23,17 @@ from fedlib.experiments.auction_walkthrough import (
     worker_label,
 )
 from fedlib.mechanism import Auction
-
-WINNER = "#2a9d8f"
-LOSER = "#c8c8c8"
-NEXT = "#e9c46a"
-HONEST = "#264653"
-DISHONEST = "#e76f51"
-EX_ANTE = "#8ab17d"
-EX_POST = "#287271"
-COST = "#6c757d"
+from fedlib.viz.style import (
+    COST,
+    CRITICAL,
+    DISHONEST,
+    EX_ANTE,
+    EX_POST,
+    HONEST,
+    LOSER,
+    NEXT,
+    WINNER,
+)
 
 
 def _style(ax, title: str, xlabel: str, ylabel: str) -> None:
@@ -98,7 +100,7 @@ def selection_figure(auction: Auction, title: str | None = None) -> Figure:
         width = float(Re[auction.winners].sum())
         ax.add_patch(Rectangle((0, 0), width, rho, facecolor=WINNER, alpha=0.15, hatch="//",
                                edgecolor=WINNER, lw=0))
-        ax.axhline(rho, color="#d62828", ls="--", lw=1.4, label=f"$\\rho^*$ = {rho:.4g}")
+        ax.axhline(rho, color=CRITICAL, ls="--", lw=1.4, label=f"$\\rho^*$ = {rho:.4g}")
     ax.set_xlim(0, xmax)
     ax.set_ylim(0, ymax)
     handles, labels = ax.get_legend_handles_labels()
@@ -233,7 +235,7 @@ def utility_figure(curves: Sequence[UtilityCurve],
         ax.axhline(0, color="k", lw=0.8)
         ax.axvline(c.cost, color=COST, lw=1.5, label=f"true cost $c_i$ = {c.cost:.3g}")
         if math.isfinite(c.critical_bid):
-            ax.axvline(c.critical_bid, color="#d62828", ls=":", lw=1.5,
+            ax.axvline(c.critical_bid, color=CRITICAL, ls=":", lw=1.5,
                        label=f"critical bid $\\rho^* Re_i$ = {c.critical_bid:.3g}")
         ax.scatter([c.cost], [c.truthful_utility], color=COST, zorder=4, s=50,
                    label=f"truthful: u = {c.truthful_utility:.3g}")

@@ -1,9 +1,8 @@
 """Interactive explorers of Algorithm 1: the auction itself, and one worker's utility curve.
 
-Each explorer is a small class: ``.widget`` is the ipywidgets container to display, the
-controls are attributes, and :meth:`update` recomputes, redraws the ``Output`` and returns a
-plain result object (so that tests can set a control's ``.value`` and check the result). Both
-render their default figure on creation.
+Each explorer has ``.widget`` (display it), its controls as attributes and ``update()``, which
+recomputes, redraws and returns a plain result (see :mod:`fedlib.viz._explorer`). Both render
+their default figure on creation.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
-from IPython.display import display
 from numpy.typing import ArrayLike
 
 from fedlib.experiments.auction_walkthrough import (
@@ -24,32 +22,15 @@ from fedlib.experiments.auction_walkthrough import (
     worker_label,
 )
 from fedlib.mechanism import Auction, Instance, select
+from fedlib.viz._explorer import Explorer, parse_numbers
 from fedlib.viz.auction import payments_figure, selection_figure, utility_figure
+from fedlib.viz.style import LONG_LABEL, WIDE, control_style
 
-_LAYOUT = widgets.Layout(width="640px")
-_STYLE = {"description_width": "190px"}
-
-
-def _numbers(text: str, name: str) -> np.ndarray:
-    """Parse a comma- or space-separated list of numbers."""
-    parts = [p for p in text.replace(",", " ").split() if p]
-    if not parts:
-        raise ValueError(f"{name}: enter at least one number")
-    try:
-        return np.array([float(p) for p in parts])
-    except ValueError:
-        raise ValueError(f"{name}: {text!r} is not a list of numbers") from None
+_CONTROL = {**control_style(WIDE, LONG_LABEL), "continuous_update": False}
 
 
 def _fmt(values: ArrayLike) -> str:
     return ", ".join(f"{v:.4g}" for v in np.asarray(values, dtype=float))
-
-
-def _redraw(output: widgets.Output, *figures) -> None:
-    output.clear_output(wait=True)
-    with output:
-        for fig in figures:
-            display(fig)
 
 
 # --------------------------------------------------------------------------------------------
@@ -98,7 +79,7 @@ class AuctionView:
         return np.zeros(0, bool) if self.payments is None else self.payments.dishonest
 
 
-class AuctionExplorer:
+class AuctionExplorer(Explorer):
     """Run Algorithm 1 on editable workers and show whom it selects and what it pays.
 
     Controls: ``budget`` (slider), ``bids``, ``Re`` (accumulated reputations before the task)
@@ -119,33 +100,30 @@ class AuctionExplorer:
 
     def __init__(self, bids: ArrayLike, Re: ArrayLike, re: ArrayLike, budget: float,
                  budget_max: float | None = None) -> None:
+        super().__init__()
         bids = np.asarray(bids, dtype=float)
         top = float(budget_max if budget_max is not None else 1.5 * bids.sum())
         top = max(top, float(budget))
         self.budget = widgets.FloatSlider(value=float(budget), min=top / 200, max=top,
                                           step=top / 200, description="budget B",
-                                          continuous_update=False, readout_format=".3g",
-                                          layout=_LAYOUT, style=_STYLE)
+                                          readout_format=".3g", **_CONTROL)
         self.bids = widgets.Text(value=_fmt(bids), description="bids b (= true costs)",
-                                 continuous_update=False, layout=_LAYOUT, style=_STYLE)
-        self.Re = widgets.Text(value=_fmt(Re), description="Re (before the task)",
-                               continuous_update=False, layout=_LAYOUT, style=_STYLE)
+                                 **_CONTROL)
+        self.Re = widgets.Text(value=_fmt(Re), description="Re (before the task)", **_CONTROL)
         self.re = widgets.Text(value=_fmt(re), description="re (realised in the task)",
-                               continuous_update=False, layout=_LAYOUT, style=_STYLE)
+                               **_CONTROL)
         self.summary = widgets.HTML()
-        self.output = widgets.Output()
-        for control in (self.budget, self.bids, self.Re, self.re):
-            control.observe(lambda _change: self.update(), names="value")
+        self._watch(self.budget, self.bids, self.Re, self.re)
         self.widget = widgets.VBox([self.budget, self.bids, self.Re, self.re, self.summary,
                                     self.output])
-        self.result = self.update()
+        self.update()
 
     def compute(self) -> AuctionView:
         """The auction and payments for the controls' current values (no drawing)."""
         try:
-            bids = _numbers(self.bids.value, "bids")
-            Re = _numbers(self.Re.value, "Re")
-            re = _numbers(self.re.value, "re")
+            bids = parse_numbers(self.bids.value, "bids")
+            Re = parse_numbers(self.Re.value, "Re")
+            re = parse_numbers(self.re.value, "re")
             if not bids.size == Re.size == re.size:
                 raise ValueError(f"bids, Re and re need one number per worker: got {bids.size}, "
                                  f"{Re.size} and {re.size}")
@@ -174,9 +152,9 @@ class AuctionExplorer:
         view = self.compute()
         self.summary.value = self._summary_html(view)
         if view.auction is None:
-            self.output.clear_output()
+            self._show()
         else:
-            _redraw(self.output, selection_figure(view.auction), payments_figure(view.payments))
+            self._show(selection_figure(view.auction), payments_figure(view.payments))
         self.result = view
         return view
 
@@ -208,7 +186,7 @@ class UtilityView:
         return self.ex_ante.gain
 
 
-class UtilityExplorer:
+class UtilityExplorer(Explorer):
     """Plot one worker's utility against its bid, the others' bids and ``re`` held fixed.
 
     Controls: ``worker`` (which worker bids), its true ``cost`` and its realised ``re`` (set
@@ -225,56 +203,41 @@ class UtilityExplorer:
     """
 
     def __init__(self, instance: Instance, worker: int = 0) -> None:
+        super().__init__()
         self.instance = instance
         n = instance.n
         self.worker = widgets.Dropdown(options=[(f"worker {worker_label(i)}", i)
                                                 for i in range(n)], value=int(worker),
-                                       description="worker", layout=_LAYOUT, style=_STYLE)
+                                       description="worker",
+                                       **control_style(WIDE, LONG_LABEL))
         cost_top = float(2 * max(instance.budget, np.median(instance.costs)))
         re_top = float(max(1.0, 1.5 * instance.Re.max(), instance.re.max()))
         self.cost = widgets.FloatSlider(min=0.0, max=cost_top, step=cost_top / 400,
                                         description="its true cost c", readout_format=".3g",
-                                        continuous_update=False, layout=_LAYOUT, style=_STYLE)
+                                        **_CONTROL)
         self.re = widgets.FloatSlider(min=0.0, max=re_top, step=re_top / 200,
                                       description="its realised re", readout_format=".3g",
-                                      continuous_update=False, layout=_LAYOUT, style=_STYLE)
+                                      **_CONTROL)
         b_top = float(max(2 * instance.budget, instance.costs.sum()))
         self.budget = widgets.FloatSlider(value=instance.budget, min=b_top / 200, max=b_top,
                                           step=b_top / 200, description="budget B",
-                                          readout_format=".3g", continuous_update=False,
-                                          layout=_LAYOUT, style=_STYLE)
+                                          readout_format=".3g", **_CONTROL)
         self.summary = widgets.HTML()
-        self.output = widgets.Output()
-        self._quiet = True
-        self._load_worker()
-        self.worker.observe(self._on_worker, names="value")
-        for control in (self.cost, self.re, self.budget):
-            control.observe(lambda _change: self._maybe_update(), names="value")
-        self._quiet = False
+        self._load_worker(self.worker.value)
+        self._watch(self.worker, effect=self._load_worker)
+        self._watch(self.cost, self.re, self.budget)
         self.widget = widgets.VBox([self.worker, self.cost, self.re, self.budget, self.summary,
                                     self.output])
-        self.result = self.update()
+        self.update()
 
-    def _load_worker(self) -> None:
-        i = self.worker.value
+    def _load_worker(self, i: int) -> None:
+        """Set the cost and ``re`` controls to worker ``i``'s."""
         cost = float(self.instance.costs[i])
         if cost > self.cost.max:  # widen the slider rather than clip this worker's cost
             self.cost.max = 1.5 * cost
             self.cost.step = self.cost.max / 400
         self.cost.value = cost
         self.re.value = float(self.instance.re[i])
-
-    def _on_worker(self, _change) -> None:
-        self._quiet = True
-        try:
-            self._load_worker()
-        finally:
-            self._quiet = False
-        self.update()
-
-    def _maybe_update(self) -> None:
-        if not self._quiet:
-            self.update()
 
     def current_instance(self) -> Instance:
         """The instance with the controls' cost, ``re`` and budget (truthful bids)."""
@@ -308,6 +271,6 @@ class UtilityExplorer:
             f"{c.truthful_utility:.4g} ex post, {view.ex_ante.truthful_utility:.4g} ex ante; "
             f"ex post, {html.escape(verdict)}; ex ante, the best lie gains "
             f"{view.ex_ante_gain:.4g}.</p>")
-        _redraw(self.output, utility_figure([c], ex_ante=[view.ex_ante]))
+        self._show(utility_figure([c], ex_ante=[view.ex_ante]))
         self.result = view
         return view

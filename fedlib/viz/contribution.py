@@ -15,13 +15,16 @@ from numpy.typing import ArrayLike
 
 from fedlib.experiments.contribution_checks import case1_trend, case2_stand_out, per_seed
 from fedlib.mechanism.contribution import P_FLOOR, contributions, sample_weights
+from fedlib.viz.style import OKABE_ITO
 
 #: Display names and colours of the per-worker measures of a contribution record.
 MEASURES = {
-    "contribution": ("ours (weighted samples)", "#0072B2"),
-    "benchmark": ("benchmark (equal weights)", "#E69F00"),
-    "local_acc": ("local model accuracy", "#009E73"),
+    "contribution": ("ours (weighted samples)", OKABE_ITO[0]),
+    "benchmark": ("benchmark (equal weights)", OKABE_ITO[4]),
+    "local_acc": ("local model accuracy", OKABE_ITO[2]),
 }
+#: Colour of the sample weights of Eq. (2).
+WEIGHT_COLOR = OKABE_ITO[3]
 #: Short names of the measures, for crowded axes.
 SHORT = {"contribution": "ours", "benchmark": "benchmark", "local_acc": "local\naccuracy"}
 
@@ -77,7 +80,7 @@ def toy_figure(P: ArrayLike, workers: Sequence[str] | None = None,
     grid = fig.add_gridspec(2, 2, height_ratios=[1, 2.2], width_ratios=[1.4, 1])
     top, heat, right = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[1, 0]), \
         fig.add_subplot(grid[:, 1])
-    top.bar(np.arange(m), w, color="#CC79A7", label="w_j, Eq. (2)")
+    top.bar(np.arange(m), w, color=WEIGHT_COLOR, label="w_j, Eq. (2)")
     top.axhline(1 / m, color="0.3", ls="--", lw=1, label="equal weight 1/m")
     top.set_xlim(-0.5, m - 0.5)
     top.set_xticks([])
@@ -124,7 +127,7 @@ def snapshot_figure(dacc: ArrayLike, P: ArrayLike, val_labels: ArrayLike, weight
     names = default if names is None else _names("", len(default), names)
     fig = Figure(figsize=(10, 7), layout="constrained")
     (hist, per_label), (contrib, acc) = fig.subplots(2, 2)
-    hist.hist(w * m, bins=50, color="#CC79A7")
+    hist.hist(w * m, bins=50, color=WEIGHT_COLOR)
     hist.axvline(1.0, color="0.3", ls="--", lw=1, label="equal weight")
     hist.set_yscale("log")
     hist.set_xlabel("w_j x m (1 = equal weight)", fontsize=11)
@@ -133,7 +136,7 @@ def snapshot_figure(dacc: ArrayLike, P: ArrayLike, val_labels: ArrayLike, weight
     hist.legend(fontsize=9)
     classes = np.arange(int(labels.max()) + 1)
     mean_w = np.array([w[labels == c].mean() * m if np.any(labels == c) else 0 for c in classes])
-    per_label.bar(classes, mean_w, color="#CC79A7")
+    per_label.bar(classes, mean_w, color=WEIGHT_COLOR)
     per_label.axhline(1.0, color="0.3", ls="--", lw=1)
     per_label.set_xticks(classes)
     per_label.set_xlabel("true label of the validation sample", fontsize=11)

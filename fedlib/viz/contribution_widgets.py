@@ -14,10 +14,9 @@ from numpy.typing import ArrayLike
 
 from fedlib.experiments.contribution_checks import RoundView, warm_round
 from fedlib.mechanism.contribution import contributions, sample_weights
-from fedlib.viz._explorer import Explorer
+from fedlib.viz._explorer import Explorer, parse_numbers
 from fedlib.viz.contribution import case_worker_names, snapshot_figure, toy_figure
-
-_STYLE = {"description_width": "120px"}
+from fedlib.viz.style import CELL, WIDE, control_style
 
 #: The hand-made P of the chapter: rows are workers A, B, C; columns are validation samples.
 TOY_P = ((0.7, 0.7, 0.7, 0.9, 0.2),
@@ -49,10 +48,10 @@ class ToyContributionExplorer(Explorer):
             raise ValueError("P must be 2-D with one row per worker name")
         self.workers = workers
         self.cells = [[widgets.BoundedFloatText(value=float(v), min=0.0, max=1.0, step=0.05,
-                                                layout=widgets.Layout(width="72px"))
+                                                layout=widgets.Layout(width=CELL))
                        for v in row] for row in p]
         self._watch(*(c for row in self.cells for c in row))
-        cell = widgets.Layout(width="72px")
+        cell = widgets.Layout(width=CELL)
         header = widgets.HBox([widgets.Label("", layout=cell)] + [
             widgets.HTML(f"<div style='text-align:center'>s{j}</div>", layout=cell)
             for j in range(p.shape[1])])
@@ -87,11 +86,7 @@ def parse_accuracies(text: str, n_workers: int) -> tuple[float, ...]:
     ValueError
         If a value is not a number in (0, 1] or fewer than ``n_workers`` are given.
     """
-    parts = [p for p in text.replace(";", " ").replace(",", " ").split() if p]
-    try:
-        values = tuple(float(p) for p in parts)
-    except ValueError:
-        raise ValueError(f"not a list of numbers: {text!r}") from None
+    values = tuple(float(v) for v in parse_numbers(text, "data accuracies"))
     if len(values) < n_workers:
         raise ValueError(f"give at least {n_workers} data accuracies, got {len(values)}")
     if any(not 0 < v <= 1 for v in values[:n_workers]):
@@ -124,21 +119,16 @@ class ContributionExplorer(Explorer):
         self.sizes = {"n_samples": n_samples, "n_val": n_val, "n_test": n_test}
         self.dataset = widgets.Dropdown(options=[("MNIST (MLP)", "mnist"),
                                                  ("Fashion-MNIST (LeNet-5)", "fashion")],
-                                        value=dataset, description="dataset", style=_STYLE,
-                                        layout=widgets.Layout(width="340px"))
+                                        value=dataset, description="dataset", **control_style())
         self.case = widgets.Dropdown(options=[("Case 1: iid, noisy labels", 1),
                                               ("Case 2: non-iid, clean labels", 2)],
-                                     value=case, description="case", style=_STYLE,
-                                     layout=widgets.Layout(width="340px"))
+                                     value=case, description="case", **control_style())
         self.n_workers = widgets.IntSlider(value=n_workers, min=3, max=10,
-                                           description="workers", style=_STYLE,
-                                           layout=widgets.Layout(width="340px"))
+                                           description="workers", **control_style())
         self.accuracies = widgets.Text(value=accuracies, continuous_update=False,
-                                       description="data accuracies",
-                                       layout=widgets.Layout(width="680px"), style=_STYLE)
+                                       description="data accuracies", **control_style(WIDE))
         self.warmup = widgets.IntSlider(value=warmup, min=0, max=9,
-                                        description="warm-up rounds", style=_STYLE,
-                                        layout=widgets.Layout(width="340px"))
+                                        description="warm-up rounds", **control_style())
         self._watch(self.dataset, self.case, self.n_workers, self.accuracies, self.warmup)
         self.widget = widgets.VBox([
             widgets.HBox([self.dataset, self.case]),
@@ -156,7 +146,7 @@ class ContributionExplorer(Explorer):
             daccs = parse_accuracies(self.accuracies.value, n) if case == 1 else (1.0,) * n
         except ValueError as err:
             self.result = RealExplorerResult(None, str(err))
-            self._show(None, f"Cannot compute: {err}")
+            self._show(message=f"Cannot compute: {err}")
             return self.result
         r = warm_round(self.dataset.value, case, daccs, int(self.warmup.value), **self.sizes)
         self.result = RealExplorerResult(r)

@@ -34,17 +34,8 @@ from fedlib.experiments.federated import (
 from fedlib.experiments.multitask import MultiTaskResult
 from fedlib.experiments.stored import Provenance
 from fedlib.mechanism import MECHANISMS
-from fedlib.viz.mechanisms import STYLES
-
-#: Colour of each data-accuracy group.
-GROUP_COLORS = {1.0: "#1a9850", 0.7: "#4575b4", 0.4: "#f46d43", 0.1: "#a50026"}
-#: Colour of each dataset.
-DATASET_COLORS = {"mnist": "#1f77b4", "fashion": "#d62728"}
-FONT = 12
-
-
-def _group_color(dacc: float) -> str:
-    return GROUP_COLORS.get(float(dacc), "#7f7f7f")
+from fedlib.table import Markup, fixed_point, html_table
+from fedlib.viz.style import DATASET_COLORS, FONT, NEUTRAL, group_color, mechanism_style
 
 
 def _label(dataset: str) -> str:
@@ -61,36 +52,7 @@ def _mark_evaluation(ax: Axes, eval_from: int) -> None:
 # ---------------------------------------------------------------------- tables
 
 
-def _fmt(value: Any, digits: int, signed: bool = False) -> str:
-    if isinstance(value, bool | int | np.integer) or not isinstance(value, float | np.floating):
-        return html.escape(str(value))
-    if not np.isfinite(value):
-        return "&ndash;"
-    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
-
-
-_PAD = "padding:3px 10px"
-
-
-def _th(text: str, extra: str = "") -> str:
-    return f"<th style='text-align:center;{_PAD}'{extra}>{text}</th>"
-
-
-def _td(text: str, align: str = "right", extra: str = "") -> str:
-    return f"<td style='text-align:{align};{_PAD}'{extra}>{text}</td>"
-
-
-def _table(head: Sequence[str] | str, body: Sequence[Sequence[str]] | str,
-           align: str = "right") -> str:
-    """An HTML table; ``head`` and ``body`` are cell texts (one header row) or ready HTML."""
-    if not isinstance(head, str):
-        head = "<tr>" + "".join(_th(h) for h in head) + "</tr>"
-    if not isinstance(body, str):
-        body = "".join("<tr>" + "".join(_td(c, align) for c in row) + "</tr>" for row in body)
-    return f"<table><thead>{head}</thead><tbody>{body}</tbody></table>"
-
-
-_SOURCE = {OURS: "ours", PAPER: "paper", DIFF: "ours &minus; paper"}
+_SOURCE = {OURS: "ours", PAPER: "paper", DIFF: "ours \u2212 paper"}
 
 
 def table1_html(rows: Sequence[Mapping[str, Any]], digits: int = 3) -> str:
@@ -98,41 +60,22 @@ def table1_html(rows: Sequence[Mapping[str, Any]], digits: int = 3) -> str:
     per dataset and quantity; the differences carry a sign, a group that never won shows a
     dash."""
     daccs = paper_numbers.TABLE1_DACCS
-    head = ("<tr>" + _th("Dataset") + _th("Quantity") + _th("")
-            + "".join(_th(f"dacc {d:.1f}") for d in daccs) + "</tr>")
-    body = []
-    for i, row in enumerate(rows):
-        cells = []
-        first_of_dataset = i == 0 or rows[i - 1]["dataset"] != row["dataset"]
-        first_of_block = first_of_dataset or rows[i - 1]["quantity"] != row["quantity"]
-        if first_of_dataset:
-            span = sum(r["dataset"] == row["dataset"] for r in rows)
-            cells.append(_td(html.escape(_label(row["dataset"])), "left",
-                             f" rowspan='{span}'"))
-        if first_of_block:
-            span = sum(r["dataset"] == row["dataset"] and r["quantity"] == row["quantity"]
-                       for r in rows)
-            cells.append(_td(html.escape(row["quantity"]), "left", f" rowspan='{span}'"))
-        cells.append(_td(_SOURCE[row["source"]], "left"))
-        cells += [_td(_fmt(row[d], digits, row["source"] == DIFF)) for d in daccs]
-        style = " style='border-top:2px solid #888'" if first_of_block and i else ""
-        body.append(f"<tr{style}>" + "".join(cells) + "</tr>")
-    return _table(head, "".join(body))
+    body = [[_label(row["dataset"]), row["quantity"], _SOURCE[row["source"]],
+             *(fixed_point(row[d], digits, row["source"] == DIFF) for d in daccs)]
+            for row in rows]
+    return html_table(["Dataset", "Quantity", "", *(f"dacc {d:.1f}" for d in daccs)], body,
+                      align=["left"] * 3 + ["right"] * len(daccs), merge_leading=2)
 
 
 def mechanism_table_html(rows: Sequence[Mapping[str, Any]], digits: int = 4) -> str:
     """Table 2 or 3 rows (:func:`~fedlib.experiments.federated.table2_rows`) as HTML: per
     dataset ours, the paper's and the difference."""
     datasets = [k for k in rows[0] if k not in ("mechanism", "label")] if rows else []
-    head = ("<tr>" + _th("Mechanism", " rowspan='2'")
-            + "".join(_th(html.escape(_label(d)), " colspan='3'") for d in datasets)
-            + "</tr><tr>" + "".join(_th(_SOURCE[s]) for _ in datasets
-                                    for s in (OURS, PAPER, DIFF)) + "</tr>")
-    body = "".join(
-        "<tr>" + _td(html.escape(row["label"]), "left")
-        + "".join(_td(_fmt(row[d][s], digits, s == DIFF)) for d in datasets
-                  for s in (OURS, PAPER, DIFF)) + "</tr>" for row in rows)
-    return _table(head, body)
+    sources = (OURS, PAPER, DIFF)
+    body = [[row["label"], *(fixed_point(row[d][s], digits, s == DIFF) for d in datasets
+                             for s in sources)] for row in rows]
+    return html_table(["Mechanism", *(_SOURCE[s] for _ in datasets for s in sources)], body,
+                      column_groups=[("", 1), *((_label(d), 3) for d in datasets)])
 
 
 def claims_html(claims: Sequence[Claim], datasets: Sequence[str]) -> str:
@@ -143,19 +86,18 @@ def claims_html(claims: Sequence[Claim], datasets: Sequence[str]) -> str:
              *(f"<b>{'holds' if c.holds[d] else 'does not hold'}</b><br>"
                f"<small>{html.escape(c.detail[d])}</small>" for d in datasets)]
             for c in claims]
-    return _table(head, body, align="left")
+    return html_table(head, [[Markup(c) for c in row] for row in body], align="left")
 
 
 def key_value_html(items: Mapping[str, Any] | Sequence[Mapping[str, Any]],
                    columns: Sequence[str] | None = None) -> str:
     """A two-column table of a mapping, or a table of several mappings (one row each)."""
     if isinstance(items, Mapping):
-        return _table(["Setting", "Value"],
-                      [[html.escape(str(k)), html.escape(_plain(v))] for k, v in items.items()],
-                      align="left")
+        return html_table(["Setting", "Value"], [[k, _plain(v)] for k, v in items.items()],
+                          align="left")
     columns = list(columns or (items[0].keys() if items else []))
-    return _table([html.escape(c) for c in columns],
-                  [[html.escape(_plain(item[c])) for c in columns] for item in items], "left")
+    return html_table(columns, [[_plain(item[c]) for c in columns] for item in items],
+                      align="left")
 
 
 def _plain(value: Any) -> str:
@@ -170,10 +112,10 @@ def sweep_table_html(sweep: BudgetSweepResult) -> str:
     head = ["Budget B", "dacc 1.0 among the first task's winners", "winners per task",
             "share of dacc 1.0 (Table 2)", "payment of a dacc 1.0 winner (Table 1)",
             "loss (Table 3)"]
-    body = [[f"{r['budget']:g}", _fmt(r["first_share"], 2), _fmt(r["winners"], 1),
-             _fmt(r["share"], 3), _fmt(r["payment"], 3), _fmt(r["loss"], 4)]
-            for r in sweep.summary()]
-    return _table(head, body)
+    body = [[f"{r['budget']:g}", fixed_point(r["first_share"], 2), fixed_point(r["winners"], 1),
+             fixed_point(r["share"], 3), fixed_point(r["payment"], 3),
+             fixed_point(r["loss"], 4)] for r in sweep.summary()]
+    return html_table(head, body, align="right")
 
 
 def provenance_html(provenances: Sequence[Provenance]) -> str:
@@ -181,18 +123,18 @@ def provenance_html(provenances: Sequence[Provenance]) -> str:
     date), then the machines and the commands that regenerate the stored files."""
     source = {"stored": "results/ file", "fast": "computed now (fast)",
               "recompute": "computed now"}
-    head = ["Result", "Source", "Code revision", "Compute", "Created"]
-    body = [[html.escape(p.name), source[p.source],
-             f"<code>{html.escape(p.git_revision[:10])}</code>"
-             + ("+" if p.git_revision.endswith("+dirty") else ""),
-             f"{p.wall_time_s / 60:.1f} min", html.escape(p.created[:10])]
+    body = [[p.name, source[p.source],
+             Markup(f"<code>{html.escape(p.git_revision[:10])}</code>"
+                    + ("+" if p.git_revision.endswith("+dirty") else "")),
+             f"{p.wall_time_s / 60:.1f} min", p.created[:10]]
             for p in provenances]
     machines = sorted({p.machine for p in provenances})
     commands = sorted({p.command for p in provenances})
     dirty = any(p.git_revision.endswith("+dirty") for p in provenances)
     note = ("<p>A revision marked + was computed from a checkout with uncommitted changes.</p>"
             if dirty else "")
-    return (_table(head, body, align="left") + note
+    return (html_table(["Result", "Source", "Code revision", "Compute", "Created"], body,
+                       align="left") + note
             + f"<p>Machine(s):</p><ul>{_items(machines)}</ul>"
             + f"<p>To regenerate the stored files:</p><ul>{_items(commands)}</ul>")
 
@@ -224,7 +166,7 @@ def trajectories_figure(runs: Mapping[str, MultiTaskResult], title: str | None =
         tasks = np.arange(len(run.records))
         top, bottom = axes[0, col], axes[1, col]
         for dacc, traj in group_trajectories(run).items():
-            color = _group_color(dacc)
+            color = group_color(dacc)
             top.plot(tasks, traj.Re_mean, color=color, lw=2, label=f"dacc {dacc:.1f}")
             top.fill_between(tasks, traj.Re_min, traj.Re_max, color=color, alpha=0.18, lw=0)
             bottom.plot(tasks, traj.payment, color=color, marker="o", ms=4, lw=1)
@@ -276,7 +218,7 @@ def global_model_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
     fig, axes = _loss_accuracy_grid(datasets)
     for (dataset, mechanism), run in runs.items():
         col = datasets.index(dataset)
-        color, marker, style, width = STYLES.get(mechanism, ("#17becf", ".", "-", 1.5))
+        color, marker, style, width = mechanism_style(mechanism)
         series = final_model(run)
         tasks = np.arange(len(run.records))
         for row, key in enumerate(("loss", "acc")):
@@ -299,7 +241,7 @@ def round_curves_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
     fig, axes = _loss_accuracy_grid(datasets)
     for (dataset, mechanism), run in runs.items():
         col = datasets.index(dataset)
-        color, marker, style, _ = STYLES.get(mechanism, ("#17becf", ".", "-", 1.5))
+        color, marker, style, _ = mechanism_style(mechanism)
         for row, field in enumerate(("test_loss", "test_acc")):
             curves = round_curves(run, field)
             if not curves.size:
@@ -327,7 +269,7 @@ def selection_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
     daccs = first.config.daccs
     groups = [float(d) for d, _ in first.config.groups]
     counts = np.array([c for _, c in first.config.groups])
-    cmap = ListedColormap(["white", *(_group_color(d) for d in groups)])
+    cmap = ListedColormap(["white", *(group_color(d) for d in groups)])
     code = np.array([groups.index(float(d)) + 1 for d in daccs])
     fig = Figure(figsize=(5.2 * len(datasets), (0.06 * daccs.size + 0.75) * len(mechanisms)
                           + 0.9), layout="constrained")
@@ -400,7 +342,7 @@ def steady_state_figure(states: Mapping[str, SteadyState], windows: Mapping[str,
     fig = Figure(figsize=(10, 8.4), layout="constrained")
     left, right = fig.subplots(2, 1, sharex=True)
     for dataset, state in states.items():
-        color = DATASET_COLORS.get(dataset, "#7f7f7f")
+        color = DATASET_COLORS.get(dataset, NEUTRAL)
         window = windows[dataset]
         name = _label(dataset)
         left.plot(state.budgets, state.payment, color=color, marker="o", ms=4, lw=2,

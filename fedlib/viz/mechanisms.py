@@ -16,18 +16,9 @@ from matplotlib.figure import Figure
 
 from fedlib.experiments.auction_sweeps import ClaimCheck, Per, SweepResult, summarize
 from fedlib.mechanism import MECHANISMS
+from fedlib.table import Markup, html_table
+from fedlib.viz.style import mechanism_style
 
-#: Line style of each mechanism: (colour, marker, line style, line width).
-STYLES: dict[str, tuple[str, str, str, float]] = {
-    "ours": ("#d62728", "o", "-", 2.8),
-    "rrafl": ("#ff7f0e", "s", "--", 1.8),
-    "vanilla": ("#7f7f7f", "v", "-", 1.5),
-    "proportional_share": ("#9467bd", "D", "-", 1.5),
-    "bid_greedy": ("#2ca02c", "^", "-", 1.5),
-    "reputation_greedy": ("#1f77b4", "P", "-", 1.8),
-    "approx_optimal": ("#000000", "*", ":", 1.8),
-    "approx_optimal_exact": ("#8c564b", "X", ":", 1.5),
-}
 # RRAFL's dashed line above ours: in the per-budget reading the two coincide.
 _ZORDER = {"ours": 3, "rrafl": 4}
 #: Which of the paper's figures each sweep reproduces.
@@ -39,10 +30,6 @@ READINGS: dict[str, str] = {
     "payment": r"per unit paid: $\Sigma_{i \in S}\, re_i \;/\; \Sigma_i\, p_i$",
     "budget": r"per unit of budget: $\Sigma_{i \in S}\, re_i \;/\; B$",
 }
-
-
-def _style(name: str) -> tuple[str, str, str, float]:
-    return STYLES.get(name, ("#17becf", ".", "-", 1.5))
 
 
 def _setting(result: SweepResult) -> str:
@@ -74,7 +61,7 @@ def plot_sweep(ax: Axes, result: SweepResult, per: Per | None = None,
     summary = summarize(result, per, quantity)  # type: ignore[arg-type]
     for name in mechanisms or result.mechanisms:
         a = result.index(name)
-        colour, marker, line, width = _style(name)
+        colour, marker, line, width = mechanism_style(name)
         ax.plot(result.xs, summary.median[a], color=colour, marker=marker, linestyle=line,
                 linewidth=width, markersize=6 if name != "approx_optimal" else 9,
                 label=MECHANISMS[name].label, zorder=_ZORDER.get(name, 2))
@@ -170,14 +157,10 @@ def _code(text: str) -> str:
 
 def mechanism_table_html(rows: Sequence[Mapping[str, str]]) -> str:
     """An HTML table of :func:`~fedlib.experiments.auction_sweeps.mechanism_table` rows."""
-    head = "".join(f"<th style='text-align:left'>{h}</th>"
-                   for h in ("Mechanism", "Knows", "Claims (registry)", "Selection and payment"))
-    body = "".join(
-        "<tr>" + "".join(f"<td style='text-align:left;vertical-align:top'>{_code(v)}</td>"
-                         for v in (r["label"], r["knows"], r["claims"].replace("_", " "),
-                                   r["rule"] or r["summary"])) + "</tr>"
-        for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    body = [[Markup(_code(v)) for v in (r["label"], r["knows"], r["claims"].replace("_", " "),
+                                        r["rule"] or r["summary"])] for r in rows]
+    return html_table(["Mechanism", "Knows", "Claims (registry)", "Selection and payment"],
+                      body, align="left")
 
 
 def claims_table_html(checks: Sequence[ClaimCheck]) -> str:

@@ -1,4 +1,8 @@
-"""An explorer for Figure 4: vary the budget range, the workers and the trials, and redraw."""
+"""An explorer for Figure 4: vary the budget range, the workers and the trials, and redraw.
+
+The explorer has ``.widget`` (display it), its controls as attributes and ``update()``, which
+recomputes, redraws and returns a plain result (see :mod:`fedlib.viz._explorer`).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,6 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
-from IPython.display import display
-from matplotlib.figure import Figure
 
 from fedlib.experiments.auction_sweeps import (
     Summary,
@@ -17,47 +19,45 @@ from fedlib.experiments.auction_sweeps import (
     budget_sweep,
     summarize,
 )
+from fedlib.viz._explorer import Explorer
 from fedlib.viz.mechanisms import sweep_figure
+from fedlib.viz.style import control_style
 
 
 @dataclass(frozen=True, eq=False)
-class ExplorerResult:
-    """What one :meth:`MechanismExplorer.update` computed.
+class SweepView:
+    """What :class:`MechanismExplorer` shows.
 
     Attributes
     ----------
-    result : SweepResult or None
+    sweep : SweepResult or None
         The budget sweep (None if the controls described an impossible setting).
     summary : Summary or None
         Medians and quartiles in the chosen reading.
     over_budget : dict
         Instances over budget per mechanism (all zero for the paper's mechanisms).
-    figure : Figure or None
     error : str or None
         Why nothing was computed.
     """
 
-    result: SweepResult | None
+    sweep: SweepResult | None
     summary: Summary | None
     over_budget: dict[str, int]
-    figure: Figure | None
     error: str | None = None
 
 
-class MechanismExplorer:
+class MechanismExplorer(Explorer):
     """Figure 4 with its knobs: budget range, number of workers, the workers' distribution
     (reputation range, bid spread, how far ``re`` strays from ``Re``), trials and the reading.
 
-    ``widget`` is the container to display; the controls are attributes; every change reruns
-    the sweep (:meth:`update`) and redraws ``output``. The default figure is drawn on creation.
+    Every change reruns the sweep (:meth:`update`); the default figure is drawn on creation.
     """
 
     def __init__(self, budget_range: tuple[float, float] = (25.0, 250.0), points: int = 10,
                  n_workers: int = 100, trials: int = 50, seed: int = 0) -> None:
+        super().__init__()
         paper = WorkerDistribution()
-        style = {"description_width": "115px"}
-        layout = widgets.Layout(width="325px")
-        common = {"style": style, "layout": layout, "continuous_update": False}
+        common = {**control_style(), "continuous_update": False}
         self.budget_range = widgets.FloatRangeSlider(
             value=budget_range, min=5.0, max=500.0, step=5.0, description="budget range B",
             readout_format=".0f", **common)
@@ -78,16 +78,12 @@ class MechanismExplorer:
                                         description="trials per point", **common)
         self.reading = widgets.ToggleButtons(
             options=[("per unit paid", "payment"), ("per unit of budget", "budget")],
-            value="payment", description="reading", style=style)
+            value="payment", description="reading", style=common["style"])
         self.seed = widgets.BoundedIntText(value=seed, min=0, max=2**31 - 1,
-                                           description="seed", style=style,
-                                           layout=widgets.Layout(width="260px"))
+                                           description="seed", **control_style())
         self.status = widgets.HTML()
-        self.output = widgets.Output()
-        controls = (self.budget_range, self.points, self.n_workers, self.Re_range,
+        self._watch(self.budget_range, self.points, self.n_workers, self.Re_range,
                     self.bid_spread, self.re_noise, self.trials, self.reading, self.seed)
-        for control in controls:
-            control.observe(self._changed, names="value")
         note = widgets.HTML(
             "<small>Workers: Re ~ U[Re range]; bid ~ U[10/3 Re + 5/3 -/+ spread/2] (the "
             "paper: spread 2); re ~ U[Re -/+ stray] clipped to [0, 1]. Defaults are the "
@@ -98,11 +94,7 @@ class MechanismExplorer:
                           widgets.VBox([self.Re_range, self.bid_spread, self.re_noise,
                                         self.seed])]),
             self.reading, note, self.status, self.output])
-        self.last: ExplorerResult | None = None
         self._cache: tuple[tuple, SweepResult] | None = None
-        self.update()
-
-    def _changed(self, change: dict) -> None:
         self.update()
 
     def distribution(self) -> WorkerDistribution:
@@ -117,7 +109,7 @@ class MechanismExplorer:
         low, high = self.budget_range.value
         return tuple(float(b) for b in np.unique(np.linspace(low, high, self.points.value)))
 
-    def update(self) -> ExplorerResult:
+    def update(self) -> SweepView:
         """Rerun the sweep for the current controls (reusing it when only the reading changed),
         redraw, and return what was computed."""
         try:
@@ -131,18 +123,13 @@ class MechanismExplorer:
                                       distribution=distribution)
                 self._cache = (key, result)
             reading = self.reading.value
-            summary = summarize(result, reading)
-            figure = sweep_figure(result, reading)
-            out = ExplorerResult(result, summary, budget_exceeded(result), figure)
+            self.result = SweepView(result, summarize(result, reading), budget_exceeded(result))
+            self._show(sweep_figure(result, reading))
             self.status.value = (f"<small>{result.trials} trials x {len(result.xs)} budgets x "
                                  f"{len(result.mechanisms)} mechanisms in "
                                  f"{result.wall_time_s:.1f} s</small>")
         except ValueError as error:
-            out = ExplorerResult(None, None, {}, None, str(error))
+            self.result = SweepView(None, None, {}, str(error))
+            self._show()
             self.status.value = f"<b>Cannot run this setting:</b> {error}"
-        self.last = out
-        self.output.clear_output(wait=True)
-        if out.figure is not None:
-            with self.output:
-                display(out.figure)
-        return out
+        return self.result

@@ -12,7 +12,8 @@ from fedlib.experiments.federated import DATASET_LABELS
 from fedlib.experiments.report import VERDICTS, Finding, Reading
 from fedlib.experiments.stored import Provenance
 from fedlib.experiments.verification import FOREIGN_TOLERANCE, Comparison
-from fedlib.viz.federated import FONT, _table
+from fedlib.table import Markup, html_table
+from fedlib.viz.style import FONT
 
 #: One colour per verdict, from good news for the paper to bad.
 VERDICT_COLORS = dict(zip(VERDICTS, ("#1b9e77", "#e6ab02", "#d95f02", "#7570b3"), strict=True))
@@ -33,17 +34,18 @@ def findings_html(findings: Sequence[Finding], titles: Mapping[str, str]) -> str
     the chapter with the evidence (``titles`` maps chapter file names to titles)."""
     body = [[html.escape(f.where), html.escape(f.claim), f"<small>{html.escape(f.ours)}</small>",
              _badge(f.verdict), _chapter_link(f.chapter, titles)] for f in findings]
-    return _table(["Where", "The paper says", "We find", "Verdict", "Evidence"], body, "left")
+    return html_table(["Where", "The paper says", "We find", "Verdict", "Evidence"],
+                      [[Markup(c) for c in row] for row in body], align="left")
 
 
 def readings_html(readings: Sequence[Reading], titles: Mapping[str, str]) -> str:
     """One row per reading: the open point, the paper's text, our default, the alternative,
     the fedlib parameter and the chapter that measures the difference."""
-    body = [[html.escape(r.topic), html.escape(r.paper), html.escape(r.default),
-             html.escape(r.alternative), f"<code>{html.escape(r.parameter)}</code>",
-             _chapter_link(r.chapter, titles)] for r in readings]
-    return _table(["Open point", "The paper", "Our default", "Alternative", "Parameter",
-                   "Measured in"], body, "left")
+    body = [[r.topic, r.paper, r.default, r.alternative,
+             Markup(f"<code>{html.escape(r.parameter)}</code>"),
+             Markup(_chapter_link(r.chapter, titles))] for r in readings]
+    return html_table(["Open point", "The paper", "Our default", "Alternative", "Parameter",
+                       "Measured in"], body, align="left")
 
 
 def verdict_figure(findings: Sequence[Finding], titles: Mapping[str, str]) -> Figure:

@@ -32,9 +32,7 @@ from fedlib.mechanism.reputation import (
     trust_input,
     update_reputation,
 )
-
-#: One colour per scripted worker / series, colour-blind safe (Okabe-Ito).
-COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+from fedlib.viz.style import OKABE_ITO
 
 
 def _style(ax: Axes, title: str, xlabel: str, ylabel: str) -> None:
@@ -59,11 +57,11 @@ def trust_figure(rounds: int = 10, thetas: Sequence[float] = (0.2, THETA, 0.5)) 
     fig = Figure(figsize=(9.5, 3.8), layout="constrained")
     left, right = fig.subplots(1, 2)
     x = np.linspace(-1, 1, 401)
-    left.plot(x, gompertz_curve(x), color=COLORS[0], lw=2)
+    left.plot(x, gompertz_curve(x), color=OKABE_ITO[0], lw=2)
     left.axhline(float(gompertz_curve(1.0)), color="0.4", ls=":", lw=1)
     left.annotate(f"max {float(gompertz_curve(1.0)):.5f} at x = 1", (1, gompertz_curve(1.0)),
                   xytext=(-0.15, 0.8), fontsize=9, arrowprops={"arrowstyle": "->"})
-    left.plot([0], [np.exp(-1)], "o", color=COLORS[1])
+    left.plot([0], [np.exp(-1)], "o", color=OKABE_ITO[1])
     left.annotate("x = 0: trust = 1/e", (0, np.exp(-1)), xytext=(0.15, 0.25), fontsize=9,
                   arrowprops={"arrowstyle": "->"})
     _style(left, "Gompertz curve: trust = exp(-exp(-5.5 x))", "input x (Eq. 4)", "trust")
@@ -71,7 +69,7 @@ def trust_figure(rounds: int = 10, thetas: Sequence[float] = (0.2, THETA, 0.5)) 
     for i, theta in enumerate(thetas):
         t = gompertz_trust(rounds - fails, fails, theta)
         bold = np.isclose(theta, THETA)
-        right.plot(fails, t, "o-", color=COLORS[i % len(COLORS)], lw=2.5 if bold else 1.2,
+        right.plot(fails, t, "o-", color=OKABE_ITO[i % len(OKABE_ITO)], lw=2.5 if bold else 1.2,
                    ms=5, label=f"theta = {theta:g}" + (" (paper)" if bold else ""))
     right.set_xticks(fails)
     right.legend(fontsize=9)
@@ -87,7 +85,7 @@ def internal_reputation_figure(rounds: int = 10, fails: Sequence[int] = (0, 1, 2
     contrib = np.linspace(0, 1, 101)
     for i, nf in enumerate(fails):
         trust = float(gompertz_trust(rounds - nf, nf, theta))
-        ax.plot(contrib, contrib * trust, lw=2, color=COLORS[i % len(COLORS)],
+        ax.plot(contrib, contrib * trust, lw=2, color=OKABE_ITO[i % len(OKABE_ITO)],
                 label=f"{nf} of {rounds} checks failed (trust {trust:.3f})")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
@@ -101,9 +99,9 @@ def h_figure() -> Figure:
     fig = Figure(figsize=(9.5, 3.4), layout="constrained")
     left, right = fig.subplots(1, 2)
     re = np.linspace(0, 1, 401)
-    left.plot(re, h(re), color=COLORS[0], lw=2)
+    left.plot(re, h(re), color=OKABE_ITO[0], lw=2)
     _style(left, "h(re): small re, large weight", "internal reputation re", "h(re)")
-    right.plot(re, h(re) * re, color=COLORS[2], lw=2)
+    right.plot(re, h(re) * re, color=OKABE_ITO[2], lw=2)
     _style(right, "q(re) = h(re) re is increasing", "internal reputation re", "q(re)")
     return fig
 
@@ -117,7 +115,7 @@ def g_figure(beta1s: Sequence[float] = (0.25, BETA1, 1.0), beta2: float = BETA2,
     for i, beta1 in enumerate(beta1s):
         bold = np.isclose(beta1, BETA1)
         ax.plot(n, g(n, beta1, beta2), "o-", ms=4, lw=2.5 if bold else 1.2,
-                color=COLORS[i % len(COLORS)],
+                color=OKABE_ITO[i % len(OKABE_ITO)],
                 label=f"beta1 = {beta1:g}" + (" (paper)" if bold else ""))
     ax.axhline(beta2, color="0.4", ls=":", lw=1, label=f"beta2 = {beta2:g} (asymptote)")
     ax.set_ylim(0, 1.05)
@@ -140,7 +138,7 @@ def alpha_figure(streaks: Sequence[int] = (0, 1, 2, 5, 10)) -> Figure:
     zeros = np.zeros(re.shape, dtype=np.int64)
     for i, n in enumerate(streaks):
         a = attenuation(re, np.full(re.shape, n), zeros)
-        ax.plot(re, a, lw=2, color=COLORS[i % len(COLORS)], ls="--" if n == 0 else "-",
+        ax.plot(re, a, lw=2, color=OKABE_ITO[i % len(OKABE_ITO)], ls="--" if n == 0 else "-",
                 label="n = 0 (f = 1, alpha = h)" if n == 0 else f"streak of n = {n}")
     ax.set_ylim(0, 1.02)
     ax.legend(fontsize=9, title="n+ or n-", title_fontsize=9)
@@ -161,7 +159,7 @@ def update_figure(Re_prev: float = 0.5, streaks: Sequence[int] = (0, 5)) -> Figu
     prev = np.full(re.shape, float(Re_prev))
     for i, streak in enumerate(streaks):
         new, _, _ = update_reputation(prev, re, np.full(re.shape, streak), np.zeros(re.shape, int))
-        ax.plot(re, new - prev, lw=2, color=COLORS[i % len(COLORS)],
+        ax.plot(re, new - prev, lw=2, color=OKABE_ITO[i % len(OKABE_ITO)],
                 label=f"good streak before the task: n+ = {streak}")
     ax.plot(re, 0.5 * (re - prev), ":", color="0.4", label="alpha = 1/2 for comparison")
     ax.axvline(Re_prev, color="0.6", lw=1)
@@ -177,7 +175,7 @@ def trajectories_figure(paths: Mapping[str, ReputationPath]) -> Figure:
     fig = Figure(figsize=(9.5, 6.2), layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2, 1])
     for i, (name, path) in enumerate(paths.items()):
-        color = COLORS[i % len(COLORS)]
+        color = OKABE_ITO[i % len(OKABE_ITO)]
         tasks = np.arange(len(path) + 1)
         top.plot(tasks, path.Re, lw=2, color=color, label=f"{name}: Re")
         top.plot(tasks[1:], path.re, "o", ms=4, alpha=0.45, color=color)
@@ -204,27 +202,27 @@ def asymmetry_figure(recovery: Recovery, Re_prev: float = 0.5,
     left, right = fig.subplots(1, 2)
     path = recovery.path
     tasks = np.arange(len(path) + 1)
-    left.plot(tasks, path.Re, lw=2, color=COLORS[0], label="Re")
-    left.plot(tasks[1:], path.re, "o", ms=4, alpha=0.45, color=COLORS[0], label="re")
+    left.plot(tasks, path.Re, lw=2, color=OKABE_ITO[0], label="Re")
+    left.plot(tasks[1:], path.re, "o", ms=4, alpha=0.45, color=OKABE_ITO[0], label="re")
     bad = int(np.argmin(path.re)) + 1
     left.annotate("", (bad, recovery.after_bad), (bad, recovery.peak),
-                  arrowprops={"arrowstyle": "->", "color": COLORS[1], "lw": 2})
+                  arrowprops={"arrowstyle": "->", "color": OKABE_ITO[1], "lw": 2})
     left.text(bad + 0.5, (recovery.peak + recovery.after_bad) / 2,
-              f"one bad task: -{recovery.loss:.3f}", color=COLORS[1], fontsize=10)
+              f"one bad task: -{recovery.loss:.3f}", color=OKABE_ITO[1], fontsize=10)
     if recovery.tasks_to_recover > 0:
         back = bad + recovery.tasks_to_recover
-        left.axvspan(bad, back, color=COLORS[2], alpha=0.12)
+        left.axvspan(bad, back, color=OKABE_ITO[2], alpha=0.12)
         left.text(bad + 0.5, 0.12, f"{recovery.tasks_to_recover} good tasks to recover",
-                  color=COLORS[2], fontsize=10)
+                  color=OKABE_ITO[2], fontsize=10)
     left.set_ylim(-0.02, 1.02)
     left.legend(fontsize=9, loc="lower right")
     _style(left, "One bad task in a run of good ones", "task", "reputation")
     d = np.linspace(0.005, min(Re_prev, 1 - Re_prev), 100)
     loss = symmetric_changes(Re_prev, d)[1]
-    right.plot(d, loss, lw=2.5, color=COLORS[1], label="loss, re = Re - d (any streak)")
+    right.plot(d, loss, lw=2.5, color=OKABE_ITO[1], label="loss, re = Re - d (any streak)")
     for i, streak in enumerate(streaks):
         gain = symmetric_changes(Re_prev, d, n_plus=streak)[0]
-        right.plot(d, gain, lw=1.5, ls="--", color=COLORS[(i + 2) % len(COLORS)],
+        right.plot(d, gain, lw=1.5, ls="--", color=OKABE_ITO[(i + 2) % len(OKABE_ITO)],
                    label=f"gain, re = Re + d, n+ = {streak} before")
     right.legend(fontsize=9)
     _style(right, f"Equal deviations from Re = {Re_prev:g}", "deviation d", "|change of Re|")
@@ -244,20 +242,20 @@ def quality_figure(example: QualityExample, delta: float = -0.005) -> Figure:
     k = example.delta_l.size
     x = np.arange(k)
     names = [f"{i}\n({a:g})" for i, a in enumerate(example.dacc)]
-    colors = [COLORS[2] if ok else COLORS[1] for ok in example.passed]
+    colors = [OKABE_ITO[2] if ok else OKABE_ITO[1] for ok in example.passed]
     axes[0].bar(x, example.delta_l, color=colors)
     axes[0].axhline(delta, color="0.3", ls="--", lw=1, label=f"threshold delta = {delta:g}")
     axes[0].legend(fontsize=9)
     _style(axes[0], "Leave-one-out check (green: pass)", "worker (data accuracy)",
            "delta_l = l(-i) - l")
     width = 0.4
-    axes[1].bar(x - width / 2, example.contrib, width, color=COLORS[0], label="contribution")
-    axes[1].bar(x + width / 2, example.quality, width, color=COLORS[4], label="quality score")
+    axes[1].bar(x - width / 2, example.contrib, width, color=OKABE_ITO[0], label="contribution")
+    axes[1].bar(x + width / 2, example.quality, width, color=OKABE_ITO[4], label="quality score")
     axes[1].set_ylim(0, 1.3)
     axes[1].legend(fontsize=9, ncols=2, loc="upper center")
     _style(axes[1], "Round contribution and quality score", "worker (data accuracy)", "score")
-    axes[2].bar(x - width / 2, example.omega, width, color=COLORS[0], label="corrected")
-    axes[2].bar(x + width / 2, example.omega_printed, width, color=COLORS[6], alpha=0.6,
+    axes[2].bar(x - width / 2, example.omega, width, color=OKABE_ITO[0], label="corrected")
+    axes[2].bar(x + width / 2, example.omega_printed, width, color=OKABE_ITO[6], alpha=0.6,
                 label="as printed (quality cancels)")
     axes[2].legend(fontsize=9)
     _style(axes[2], "Aggregation weight omega", "worker (data accuracy)", "omega")
@@ -278,8 +276,8 @@ def trust_point_figure(n_pass: int, n_fail: int, theta: float = THETA,
     x_all = np.linspace(-1, 1, 401)
     x = float(trust_input(n_pass, n_fail, theta))
     t = float(gompertz_trust(n_pass, n_fail, theta))
-    left.plot(x_all, gompertz_curve(x_all), color=COLORS[0], lw=2)
-    left.plot([x], [t], "o", ms=10, color=COLORS[1])
+    left.plot(x_all, gompertz_curve(x_all), color=OKABE_ITO[0], lw=2)
+    left.plot([x], [t], "o", ms=10, color=OKABE_ITO[1])
     left.annotate(f"x = {x:.3f}\ntrust = {t:.4f}", (x, t), xytext=(10, -30),
                   textcoords="offset points", fontsize=10)
     _style(left, f"n_pass = {n_pass}, n_fail = {n_fail}, theta = {theta:g}", "input x (Eq. 4)",
@@ -288,7 +286,7 @@ def trust_point_figure(n_pass: int, n_fail: int, theta: float = THETA,
     passes, fails = np.meshgrid(np.arange(top + 1), np.arange(top + 1))
     grid = gompertz_trust(passes, fails, theta)
     image = right.imshow(grid, origin="lower", cmap="viridis", vmin=0, vmax=1, aspect="auto")
-    right.plot([n_pass], [n_fail], "o", ms=10, mfc="none", mec=COLORS[1], mew=2.5)
+    right.plot([n_pass], [n_fail], "o", ms=10, mfc="none", mec=OKABE_ITO[1], mew=2.5)
     fig.colorbar(image, ax=right, label="trust")
     _style(right, f"Trust over the counts (theta = {theta:g})", "n_pass", "n_fail")
     right.grid(False)
@@ -300,17 +298,17 @@ def path_figure(path: ReputationPath, title: str = "") -> Figure:
     fig = Figure(figsize=(9.5, 6.5), layout="constrained")
     top, middle, bottom = fig.subplots(3, 1, sharex=True, height_ratios=[2, 1, 1])
     tasks = np.arange(len(path) + 1)
-    top.plot(tasks, path.Re, "o-", lw=2, ms=4, color=COLORS[0], label="Re (accumulated)")
-    top.plot(tasks[1:], path.re, "s", ms=6, color=COLORS[1], alpha=0.7, label="re (this task)")
+    top.plot(tasks, path.Re, "o-", lw=2, ms=4, color=OKABE_ITO[0], label="Re (accumulated)")
+    top.plot(tasks[1:], path.re, "s", ms=6, color=OKABE_ITO[1], alpha=0.7, label="re (this task)")
     top.set_ylim(-0.02, 1.02)
     top.legend(fontsize=9, loc="lower left")
     _style(top, title or "Reputation over tasks", "", "reputation")
-    middle.bar(tasks[1:], path.alpha, color=COLORS[2])
+    middle.bar(tasks[1:], path.alpha, color=OKABE_ITO[2])
     middle.set_ylim(0, 1)
     _style(middle, "alpha (Eq. 12)", "", "alpha")
     width = 0.4
-    bottom.bar(tasks[1:] - width / 2, path.n_plus, width, color=COLORS[0], label="n+ (good)")
-    bottom.bar(tasks[1:] + width / 2, path.n_minus, width, color=COLORS[1], label="n- (bad)")
+    bottom.bar(tasks[1:] - width / 2, path.n_plus, width, color=OKABE_ITO[0], label="n+ (good)")
+    bottom.bar(tasks[1:] + width / 2, path.n_minus, width, color=OKABE_ITO[1], label="n- (bad)")
     bottom.legend(fontsize=9, loc="upper left")
     _style(bottom, "Streak counters after each task (Eqs. 7-8)", "task", "count")
     bottom.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -25,11 +25,9 @@ from fedlib.mechanism.reputation import (
     gompertz_trust,
     trust_input,
 )
-from fedlib.viz._explorer import Explorer
+from fedlib.viz._explorer import Explorer, parse_numbers
 from fedlib.viz.reputation import path_figure, trust_point_figure
-
-_LAYOUT = widgets.Layout(width="340px")
-_STYLE = {"description_width": "110px"}
+from fedlib.viz.style import WIDE, control_style
 
 
 @dataclass(frozen=True)
@@ -54,13 +52,11 @@ class TrustExplorer(Explorer):
         super().__init__()
         self.max_count = max_count
         self.theta = widgets.FloatSlider(value=theta, min=0.05, max=0.95, step=0.05,
-                                         description="theta", layout=_LAYOUT, style=_STYLE)
+                                         description="theta", **control_style())
         self.n_pass = widgets.IntSlider(value=n_pass, min=0, max=max_count,
-                                        description="passed checks", layout=_LAYOUT,
-                                        style=_STYLE)
+                                        description="passed checks", **control_style())
         self.n_fail = widgets.IntSlider(value=n_fail, min=0, max=max_count,
-                                        description="failed checks", layout=_LAYOUT,
-                                        style=_STYLE)
+                                        description="failed checks", **control_style())
         self._watch(self.theta, self.n_pass, self.n_fail)
         self.widget = widgets.VBox([self.theta, self.n_pass, self.n_fail, self.output])
         self.update()
@@ -90,13 +86,7 @@ def parse_sequence(text: str) -> np.ndarray:
     ValueError
         If a value is not a number or lies outside [0, 1], or there is none.
     """
-    parts = [p for p in text.replace(";", " ").replace(",", " ").split() if p]
-    if not parts:
-        raise ValueError("enter at least one internal reputation, e.g. 0.9, 0.9, 0.2")
-    try:
-        values = np.array([float(p) for p in parts])
-    except ValueError:
-        raise ValueError(f"not a list of numbers: {text!r}") from None
+    values = parse_numbers(text, "internal reputations")
     if not np.all(np.isfinite(values)) or values.min() < 0 or values.max() > 1:
         raise ValueError("every internal reputation must lie in [0, 1]")
     return values
@@ -120,19 +110,17 @@ class ReputationSimulator(Explorer):
         super().__init__()
         self.n_tasks = n_tasks
         self.preset = widgets.Dropdown(options=(*SCRIPTS, "custom"), value=preset,
-                                       description="worker", layout=_LAYOUT, style=_STYLE)
+                                       description="worker", **control_style())
         self.sequence = widgets.Text(value=self._preset_text(preset), continuous_update=False,
-                                     description="re per task",
-                                     layout=widgets.Layout(width="680px"), style=_STYLE)
+                                     description="re per task", **control_style(WIDE))
         self.initial = widgets.FloatSlider(value=initial, min=0.0, max=1.0, step=0.05,
-                                           description="Re^0", layout=_LAYOUT, style=_STYLE)
+                                           description="Re^0", **control_style())
         self.beta1 = widgets.FloatSlider(value=BETA1, min=0.05, max=2.0, step=0.05,
-                                         description="beta1", layout=_LAYOUT, style=_STYLE)
+                                         description="beta1", **control_style())
         self.beta2 = widgets.FloatSlider(value=BETA2, min=0.05, max=0.95, step=0.05,
-                                         description="beta2", layout=_LAYOUT, style=_STYLE)
-        self._syncing = False
-        self.preset.observe(self._on_preset, names="value")
-        self.sequence.observe(self._on_sequence, names="value")
+                                         description="beta2", **control_style())
+        self._watch(self.preset, effect=self._load_preset)
+        self._watch(self.sequence, effect=self._mark_custom)
         self._watch(self.initial, self.beta1, self.beta2)
         self.widget = widgets.VBox([
             widgets.HBox([self.preset, self.initial]),
@@ -147,21 +135,12 @@ class ReputationSimulator(Explorer):
             return "0.9, 0.9, 0.9, 0.2, 0.9, 0.9, 0.9"
         return _format(scripted_re(preset, self.n_tasks, bad_task=self.n_tasks // 2))
 
-    def _on_preset(self, change: dict) -> None:
-        if self._syncing or change["new"] == "custom":
-            return
-        self._syncing = True
-        self.sequence.value = self._preset_text(change["new"])
-        self._syncing = False
-        self.update()
+    def _load_preset(self, preset: str) -> None:
+        if preset != "custom":
+            self.sequence.value = self._preset_text(preset)
 
-    def _on_sequence(self, _change: dict) -> None:
-        if self._syncing:
-            return
-        self._syncing = True
+    def _mark_custom(self, _sequence: str) -> None:
         self.preset.value = "custom"
-        self._syncing = False
-        self.update()
 
     def update(self) -> SimulationResult:
         """Re-run Eqs. (7)-(13) over the sequence and redraw; a bad input shows why."""
@@ -169,7 +148,7 @@ class ReputationSimulator(Explorer):
             re = parse_sequence(self.sequence.value)
         except ValueError as err:
             self.result = SimulationResult(None, str(err))
-            self._show(None, f"Cannot simulate: {err}")
+            self._show(message=f"Cannot simulate: {err}")
             return self.result
         path = reputation_path(re, float(self.initial.value), beta1=float(self.beta1.value),
                                beta2=float(self.beta2.value))

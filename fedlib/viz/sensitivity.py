@@ -14,15 +14,14 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from fedlib.experiments.sensitivity import LABELS, ranking, rows_of
-from fedlib.viz.federated import FONT, GROUP_COLORS, _fmt, _table
+from fedlib.table import Markup, fixed_point, html_table
+from fedlib.viz.style import ABOVE_DEFAULT, AT_DEFAULT, BELOW_DEFAULT, FONT, group_color
 
 #: What each outcome is called on an axis.
 OUTCOME_LABELS = {"share": "share of dacc 1.0 among winners\n(Table 2)",
                   "loss": "mean final test loss\n(Table 3)",
                   "paid": "total paid per task / budget",
                   "winners": "winners per task"}
-#: Colours of values below and above the default.
-LOWER, HIGHER, DEFAULT = "#4575b4", "#d73027", "black"
 
 
 def _value(row: Mapping[str, Any], outcome: str) -> float:
@@ -60,9 +59,9 @@ def tornado_figure(rows: Sequence[Mapping[str, Any]],
                     solid_capstyle="butt", zorder=1)
             for row, x in zip(chosen, xs, strict=True):
                 if row["default"]:
-                    ax.plot(x, y, marker="|", ms=22, mew=3, color=DEFAULT, zorder=3)
+                    ax.plot(x, y, marker="|", ms=22, mew=3, color=AT_DEFAULT, zorder=3)
                 else:
-                    color = LOWER if row["value"] < center else HIGHER
+                    color = BELOW_DEFAULT if row["value"] < center else ABOVE_DEFAULT
                     ax.plot(x, y, marker="o", ms=9, color=color, mec="white", zorder=2)
         ax.set_xlabel(OUTCOME_LABELS.get(outcome, outcome), fontsize=FONT)
         ax.grid(axis="x", alpha=0.3)
@@ -71,8 +70,8 @@ def tornado_figure(rows: Sequence[Mapping[str, Any]],
                        fontsize=FONT - 2)
     axes[0].set_ylim(-0.6, len(order) - 0.4)
     handles = [axes[0].plot([], [], marker=m, ls="", color=c, ms=s, mew=w)[0]
-               for m, c, s, w in (("o", LOWER, 9, 1), ("|", DEFAULT, 14, 3),
-                                  ("o", HIGHER, 9, 1))]
+               for m, c, s, w in (("o", BELOW_DEFAULT, 9, 1), ("|", AT_DEFAULT, 14, 3),
+                                  ("o", ABOVE_DEFAULT, 9, 1))]
     fig.legend(handles, ["value below the default", "default (the center run)",
                          "value above the default"], loc="outside lower center", ncol=3,
                fontsize=FONT - 1)
@@ -96,7 +95,7 @@ def parameter_figure(rows: Sequence[Mapping[str, Any]], name: str) -> Figure:
     bottom = np.zeros(len(chosen))
     for dacc in sorted(chosen[0]["group_paid"], reverse=True):
         heights = np.array([r["group_paid"][dacc] for r in chosen])
-        paid.bar(x, heights, bottom=bottom, width=0.6, color=GROUP_COLORS.get(dacc, "0.5"),
+        paid.bar(x, heights, bottom=bottom, width=0.6, color=group_color(dacc),
                  label=f"dacc {dacc:.1f}")
         bottom += heights
     paid.plot(x, [r["budget"] for r in chosen], color="black", ls="--", marker="_", ms=30,
@@ -121,11 +120,12 @@ def rows_html(rows: Sequence[Mapping[str, Any]], digits: int = 3) -> str:
     head = ["parameter", "value", "share dacc 1.0", "loss", "winners / task",
             *(f"paid to dacc {d:.1f}" for d in daccs), "paid / budget"]
     body = [[LABELS.get(r["parameter"], r["parameter"]),
-             f"<b>{r['value']:g}</b>" if r["default"] else f"{r['value']:g}",
-             _fmt(r["share"], digits), _fmt(r["loss"], digits), _fmt(r["winners"], 1),
-             *(_fmt(r["group_paid"][d], 2) for d in daccs), _fmt(r["used"], digits)]
+             Markup(f"<b>{r['value']:g}</b>") if r["default"] else f"{r['value']:g}",
+             fixed_point(r["share"], digits), fixed_point(r["loss"], digits),
+             fixed_point(r["winners"], 1), *(fixed_point(r["group_paid"][d], 2) for d in daccs),
+             fixed_point(r["used"], digits)]
             for r in rows]
-    return _table(head, body)
+    return html_table(head, body, align="right")
 
 
 def first_task_html(diff: Mapping[str, Mapping[str, bool]]) -> str:
@@ -133,6 +133,6 @@ def first_task_html(diff: Mapping[str, Mapping[str, bool]]) -> str:
     column per quantity of the first task, "changed" where it differs from the center run."""
     quantities = list(next(iter(diff.values())))
     head = ["run", *(f"first task's {q}" for q in quantities)]
-    body = [[key, *("<b>changed</b>" if changed[q] else "same" for q in quantities)]
+    body = [[key, *(Markup("<b>changed</b>") if changed[q] else "same" for q in quantities)]
             for key, changed in diff.items()]
-    return _table(head, body, align="center")
+    return html_table(head, body, align="center")

@@ -15,6 +15,7 @@ import ipywidgets as widgets
 from fedlib.experiments.sensitivity import LABELS, rows_of
 from fedlib.viz._explorer import Explorer
 from fedlib.viz.sensitivity import parameter_figure
+from fedlib.viz.style import WIDE, control_style
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class SensitivityExplorer(Explorer):
             raise ValueError(f"parameter must be one of {names}, got {parameter!r}")
         self.parameter = widgets.Dropdown(
             options=[(LABELS.get(n, n), n) for n in names], value=parameter or names[0],
-            description="parameter", layout=widgets.Layout(width="420px"))
+            description="parameter", **control_style(WIDE))
         self._watch(self.parameter)
         self.widget = widgets.VBox([self.parameter, self.output])
         self.update()

@@ -13,8 +13,7 @@ import numpy as np
 from fedlib.experiments.shapley_truth import agreement, game_values
 from fedlib.viz._explorer import Explorer
 from fedlib.viz.shapley import worker_figure
-
-_STYLE = {"description_width": "80px"}
+from fedlib.viz.style import control_style
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,10 +53,10 @@ class ShapleyExplorer(Explorer):
             raise ValueError("records must not be empty")
         rounds = len(self.records[0]["v_empty"])
         self.case = widgets.Dropdown(options=sorted({r["case"] for r in self.records}),
-                                     description="case", style=_STYLE)
+                                     description="case", **control_style())
         self.round = widgets.Dropdown(
             options=[("task (mean)", -1)] + [(f"round {t + 1}", t) for t in range(rounds)],
-            value=-1, description="game", style=_STYLE)
+            value=-1, description="game", **control_style())
         self._watch(self.case, self.round)
         self.widget = widgets.VBox([widgets.HBox([self.case, self.round]), self.output])
         self.update()

@@ -9,7 +9,6 @@ import pytest
 
 from fedlib.experiments.auction_walkthrough import (
     SYNTHETIC_BUDGETS,
-    Table,
     critical_bid,
     critical_value_check,
     denominator_comparison,
@@ -39,17 +38,6 @@ RE = [0.9, 0.6, 0.5, 0.8, 0.95, 0.4]
 RE_REALISED = [0.95, 0.6, 0.3, 0.8, 0.8, 0.4]
 # PAPER_NOTES.md: the counterexample to Theorem 4.
 COUNTER = Instance([4, 4.5, 100], [1, 1, 1], 10, [0.5, 1, 1])
-
-
-def test_table_renders_as_text_and_html_and_gives_columns():
-    t = Table(("a", "b"), ((1, 0.5), (True, math.inf)), title="T")
-    text = str(t)
-    assert text.splitlines()[0] == "T" and "yes" in text and "inf" in text
-    assert "<table" in t._repr_html_() and "<caption>T</caption>" in t._repr_html_()
-    assert t._repr_html_().count("<td") == 4
-    assert t.column("b") == [0.5, math.inf]
-    with pytest.raises(ValueError, match="every row"):
-        Table(("a",), ((1, 2),))
 
 
 def test_worker_labels_are_one_based():

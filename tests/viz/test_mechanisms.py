@@ -11,12 +11,12 @@ from fedlib.experiments.auction_sweeps import SEVEN, budget_sweep, summarize, wo
 from fedlib.mechanism import MECHANISMS
 from fedlib.viz.mechanisms import (
     READINGS,
-    STYLES,
     readings_figure,
     spending_figure,
     sweep_figure,
 )
 from fedlib.viz.mechanisms_widgets import MechanismExplorer
+from fedlib.viz.style import MECHANISM_STYLES
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def _lines(ax):
 
 
 def test_every_mechanism_has_a_style():
-    assert set(MECHANISMS) <= set(STYLES)
+    assert set(MECHANISMS) <= set(MECHANISM_STYLES)
 
 
 @pytest.mark.parametrize("per", ["payment", "budget"])
@@ -97,44 +97,44 @@ def test_mechanism_table_html():
 
 def test_explorer_draws_the_paper_setting_on_creation():
     explorer = MechanismExplorer(trials=3, points=3)
-    result = explorer.last
-    assert result is not None and result.error is None
-    assert result.result.xs == (25.0, 137.5, 250.0)
-    assert result.result.config.n_workers == 100
-    assert result.result.config.distribution.is_paper is False  # rebuilt, same values
-    assert result.result.config.distribution.bid_spread == pytest.approx(2.0)
-    assert set(result.over_budget.values()) == {0}
-    assert isinstance(result.figure, Figure)
+    view = explorer.result
+    assert view is not None and view.error is None
+    assert view.sweep.xs == (25.0, 137.5, 250.0)
+    assert view.sweep.config.n_workers == 100
+    assert view.sweep.config.distribution.is_paper is False  # rebuilt, same values
+    assert view.sweep.config.distribution.bid_spread == pytest.approx(2.0)
+    assert set(view.over_budget.values()) == {0}
+    assert isinstance(explorer.figure, Figure) and explorer.output.outputs
     assert explorer.widget.children[-1] is explorer.output
 
 
 def test_explorer_controls_change_the_sweep():
     explorer = MechanismExplorer(trials=2, points=2)
     explorer.trials.value = 4
-    assert explorer.last.result.trials == 4
+    assert explorer.result.sweep.trials == 4
     explorer.budget_range.value = (40.0, 80.0)
-    assert explorer.last.result.xs == (40.0, 80.0)
+    assert explorer.result.sweep.xs == (40.0, 80.0)
     explorer.n_workers.value = 30
-    assert explorer.last.result.config.n_workers == 30
+    assert explorer.result.sweep.config.n_workers == 30
     explorer.Re_range.value = (0.5, 0.7)
-    d = explorer.last.result.config.distribution
+    d = explorer.result.sweep.config.distribution
     assert (d.Re_low, d.Re_high) == (0.5, 0.7)
     explorer.bid_spread.value = 0.5
-    assert explorer.last.result.config.distribution.bid_spread == pytest.approx(0.5)
+    assert explorer.result.sweep.config.distribution.bid_spread == pytest.approx(0.5)
     explorer.re_noise.value = 0.0
-    r = explorer.last.result
+    r = explorer.result.sweep
     ours = r.index("ours")
     # re = Re and bids nearly proportional to Re: still never over budget
-    assert set(explorer.last.over_budget.values()) == {0}
+    assert set(explorer.result.over_budget.values()) == {0}
     assert np.all(r.sum_re[ours] > 0)
 
 
 def test_explorer_reading_reuses_the_sweep():
     explorer = MechanismExplorer(trials=2, points=2)
-    before = explorer.last.result
+    before = explorer.result.sweep
     explorer.reading.value = "budget"
-    after = explorer.last
-    assert after.result is before
+    after = explorer.result
+    assert after.sweep is before
     assert after.summary.quantity == "metric_per_budget"
     np.testing.assert_allclose(after.summary.median, summarize(before, "budget").median)
 
@@ -142,12 +142,12 @@ def test_explorer_reading_reuses_the_sweep():
 def test_explorer_leaves_gaps_where_a_mechanism_selects_nobody():
     explorer = MechanismExplorer(trials=2, points=2)
     explorer.Re_range.value = (0.0, 0.0)  # every Re = 0: infinite cost densities
-    last = explorer.last
-    assert last.error is None and last.figure is not None
-    r = last.result
+    view = explorer.result
+    assert view.error is None and explorer.figure is not None
+    r = view.sweep
     assert np.all(r.winners[r.index("ours")] == 0)
-    assert np.all(np.isnan(last.summary.row("ours")))
-    assert np.all(np.isfinite(last.summary.row("bid_greedy")))
+    assert np.all(np.isnan(view.summary.row("ours")))
+    assert np.all(np.isfinite(view.summary.row("bid_greedy")))
 
 
 def test_explorer_reports_an_impossible_setting():
@@ -155,10 +155,10 @@ def test_explorer_reports_an_impossible_setting():
     explorer.Re_range.value = (0.0, 0.5)
     explorer.bid_spread.max = 6.0
     explorer.bid_spread.value = 5.0  # bids from 5/3 - 2.5 < 0 at Re = 0
-    assert explorer.last.error is not None and explorer.last.figure is None
+    assert explorer.result.error is not None and explorer.figure is None
     assert "Cannot run" in explorer.status.value
     explorer.bid_spread.value = 2.0
-    assert explorer.last.error is None
+    assert explorer.result.error is None
 
 
 def test_claims_table_html(budget_result, worker_result):

@@ -88,7 +88,7 @@ def compute_figure(provenances: Sequence[Provenance]) -> Figure:
 def drift_figure(comparisons: Mapping[str, Comparison], field: str = "test_loss") -> Figure:
     """The drift of one field between two machines against the rounds of training behind it,
     one panel per dataset, with the cross-machine tolerance of
-    :data:`~fedlib.experiments.verification.FOREIGN_TOLERANCE` at the same rounds.
+    :data:`~fedlib.experiments.tolerance.FOREIGN_TOLERANCE` at the same rounds.
 
     Parameters
     ----------

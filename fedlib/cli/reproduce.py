@@ -55,8 +55,10 @@ FLAGS = {"datasets": "--dataset", "mechanisms": "--mechanisms", "budget": "--bud
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Register ``reproduce KIND`` for every registered experiment, and ``reproduce --config``."""
+    takes = "\n".join(f"  {kind:13} takes {', '.join(FLAGS[name] for name in cls.accepts)}"
+                      for kind, cls in registry.experiments().items())
     sub = commands.add_parser("reproduce", help="run one of the paper's experiments",
-                              description=__doc__,
+                              description=__doc__, epilog=f"Flags by experiment:\n{takes}",
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     sub.add_argument("experiment", nargs="?", choices=list(registry.experiments()))
     sub.add_argument("--config", metavar="FILE", default=None,

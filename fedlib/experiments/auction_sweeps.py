@@ -39,7 +39,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from fedlib.experiments.registry import Options, register
+from fedlib.experiments.registry import Options, Records, register
 from fedlib.mechanism import MECHANISMS, synthetic_instance
 from fedlib.mechanism.properties import RTOL
 
@@ -126,20 +126,9 @@ class WorkerDistribution:
         return bids, Re, re, int(rng.integers(2**31))
 
 
-@dataclass(frozen=True, eq=False)
-class SweepSummary:
+class SweepSummary(Records):
     """What a sweep stores: one record per (mechanism, x) of
     :meth:`SweepResult.summary_records` (the trials themselves are not kept)."""
-
-    config: SweepConfig
-    records: tuple[dict[str, Any], ...]
-    wall_time_s: float
-
-    @classmethod
-    def from_stored(cls, config: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
-                    wall_time_s: float) -> SweepSummary:
-        """Rebuild a summary from stored JSON."""
-        return cls(SweepConfig.from_dict(config), tuple(records), wall_time_s)
 
 
 @register

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fedlib.experiments.registry import Options, register
+from fedlib.experiments.registry import Options, Records, register
 from fedlib.fl.data import DATASETS
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import MODEL_FOR_DATASET
@@ -49,24 +49,13 @@ METRICS = ("contribution", "benchmark", "mean_prob", "local_acc")
 _PUBLISHER, _WORKERS, _TRAIN = range(3)
 
 
-@dataclass(frozen=True, eq=False)
-class ContributionResult:
+class ContributionResult(Records):
     """Records of a contribution run, one per (seed, case) in that order.
 
     Each record holds ``case``, ``seed``, and per worker ``dacc`` and the :data:`METRICS`:
     ``contribution`` (ours), ``benchmark`` (equal weights), ``mean_prob`` and ``local_acc``;
     also ``n_pass``, ``re`` and the global model's ``test_loss``/``test_acc`` per round.
     """
-
-    config: ContributionConfig
-    records: tuple[dict[str, Any], ...]
-    wall_time_s: float
-
-    @classmethod
-    def from_stored(cls, config: Mapping[str, Any], records: list[dict[str, Any]],
-                    wall_time_s: float) -> ContributionResult:
-        """Rebuild a result from stored JSON."""
-        return cls(ContributionConfig.from_dict(config), tuple(records), wall_time_s)
 
     def rows(self) -> list[dict[str, Any]]:
         """A tidy table: one row per (case, seed, worker) with dacc and the :data:`METRICS`."""

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from fedlib.experiments.registry import Options, register
+from fedlib.experiments.registry import Options, Records, register
 from fedlib.experiments.task_store import TaskStore, task_key
 from fedlib.fl.attacks import Attack, check_attacks, for_task
 from fedlib.fl.data import DATASETS
@@ -67,8 +67,7 @@ RUNTIME_FIELDS = ("device",)
 _POOL, _PUBLISHER, _BIDS, _SELECT, _TRAIN, _ATTACK = range(6)
 
 
-@dataclass(frozen=True, eq=False)
-class MultiTaskResult:
+class MultiTaskResult(Records):
     """A multi-task run: its configuration and one JSON-ready record per task.
 
     Each record holds ``task``; ``winners`` (worker indices in selection order); ``bids`` and
@@ -78,20 +77,10 @@ class MultiTaskResult:
     the winners' ``passed`` and ``omega`` per round. A task without winners has empty lists.
     """
 
-    config: MultiTaskConfig
-    records: tuple[dict[str, Any], ...]
-    wall_time_s: float
-
     @property
     def evaluated(self) -> tuple[dict[str, Any], ...]:
         """The records from ``config.eval_from`` on."""
         return tuple(r for r in self.records if r["task"] >= self.config.eval_from)
-
-    @classmethod
-    def from_stored(cls, config: Mapping[str, Any], records: Sequence[dict[str, Any]],
-                    wall_time_s: float) -> MultiTaskResult:
-        """Rebuild a result from stored JSON (:func:`~fedlib.experiments.results.load_result`)."""
-        return cls(MultiTaskConfig.from_dict(config), tuple(records), wall_time_s)
 
 
 @register

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Protocol, Self, TypeVar
 
@@ -31,6 +31,22 @@ class Result(Protocol):
 
     @property
     def wall_time_s(self) -> float: ...
+
+
+@dataclass(frozen=True, eq=False)
+class Records:
+    """A result that is its configuration and the JSON-ready records it stores, one per task
+    (the result type of most experiments)."""
+
+    config: Any
+    records: tuple[dict[str, Any], ...]
+    wall_time_s: float
+
+    @classmethod
+    def from_stored(cls, config: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
+                    wall_time_s: float) -> Self:
+        """Rebuild a result from stored JSON (:func:`~fedlib.experiments.results.load_result`)."""
+        return cls(rebuild(config), tuple(records), wall_time_s)
 
 
 @dataclass(frozen=True)

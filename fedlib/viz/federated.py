@@ -25,7 +25,6 @@ from fedlib.experiments.federated import (
     DIFF,
     OURS,
     PAPER,
-    Claim,
     final_model,
     group_trajectories,
     round_curves,
@@ -133,17 +132,6 @@ def mechanism_table_html(rows: Sequence[Mapping[str, Any]], digits: int = 4) -> 
         + "".join(_td(_fmt(row[d][s], digits, s == DIFF)) for d in datasets
                   for s in (OURS, PAPER, DIFF)) + "</tr>" for row in rows)
     return _table(head, body)
-
-
-def claims_html(claims: Sequence[Claim], datasets: Sequence[str]) -> str:
-    """The paper's statements (:func:`~fedlib.experiments.federated.paper_claims`) with a
-    verdict and the numbers behind it per dataset."""
-    head = ["Table", "The paper's statement", *(_label(d) for d in datasets)]
-    body = [[html.escape(c.table), html.escape(c.text),
-             *(f"<b>{'holds' if c.holds[d] else 'does not hold'}</b><br>"
-               f"<small>{html.escape(c.detail[d])}</small>" for d in datasets)]
-            for c in claims]
-    return _table(head, body, align="left")
 
 
 def key_value_html(items: Mapping[str, Any] | Sequence[Mapping[str, Any]],

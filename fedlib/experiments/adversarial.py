@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from fedlib.experiments.claims import Claim
 from fedlib.experiments.grid import Grid, GridResult
 from fedlib.experiments.multitask import DEFAULT_BUDGET, MultiTaskConfig, MultiTaskResult
 from fedlib.experiments.registry import Options, register
@@ -317,68 +318,59 @@ def single_task(kind: str, strength: float, *, dataset: str = "mnist", n_workers
 ATTACKER_GROUPS = ("free_rider", "noise", "label_flip", "quality_drop")
 
 
-@dataclass(frozen=True)
-class Claim:
-    """A statement about the scenario's runs, whether it holds, and the numbers behind it."""
-
-    text: str
-    holds: bool
-    detail: str
-
-
 def _attackers(summary: Mapping[str, Mapping[str, float]], key: str) -> dict[str, float]:
     return {g: summary[g][key] for g in ATTACKER_GROUPS if g in summary}
 
 
 def claims(runs: Mapping[str, MultiTaskResult]) -> list[Claim]:
-    """What the scenario shows, checked on ``runs`` (keyed by mechanism; needs ``"ours"``,
-    ``"rrafl"`` and ``"reputation_greedy"``). Statistics over the evaluated tasks."""
+    """What the scenario shows (beyond the paper), checked on ``runs`` (keyed by mechanism;
+    needs ``"ours"``, ``"rrafl"`` and ``"reputation_greedy"``). Statistics over the evaluated
+    tasks; each claim's ``where`` names the step it is about (Algorithm 1, the reputation
+    update Eq. (13), the ex-post payment Eq. (16), the quality check, or a benchmark)."""
     from fedlib.experiments.federated import same_runs
 
     ours, rrafl, greedy = (runs[m] for m in ADVERSARIAL_MECHANISMS)
     s_ours, s_rrafl, s_greedy = (group_summary(r) for r in (ours, rrafl, greedy))
     honest = s_ours["dacc 1.0"]
-    reputation = _attackers(s_ours, "reputation")
-    paid = _attackers(s_ours, "payment_per_task")
     passes = {g: v for g, v in _attackers(s_ours, "pass_rate").items() if np.isfinite(v)}
     paid_ours, paid_rrafl = (sum(_attackers(s, "payment_per_task").values())
                              for s in (s_ours, s_rrafl))
     won_ours, won_greedy = (sum(_attackers(s, "win_share").values()) for s in (s_ours, s_greedy))
     drop = min((a.from_task for a in ours.config.attacks if a.kind == "quality_drop"),
                default=None)
-    out = [Claim("ours and RRAFL select the same winners in every task", same_runs(ours, rrafl),
-                 "same winners, reputations and models" if same_runs(ours, rrafl) else
-                 "they differ")]
-    out.append(Claim(
-        "under ours every attacker group ends with less than half the reputation of the "
-        "honest dacc 1.0 workers",
-        all(v < honest["reputation"] / 2 for v in reputation.values()),
-        ", ".join(f"{group_label(g)} {v:.3f}" for g, v in reputation.items())
-        + f"; honest {honest['reputation']:.3f}"))
-    out.append(Claim(
-        "under ours every attacker group earns less per task than the honest dacc 1.0 workers",
-        all(v < honest["payment_per_task"] for v in paid.values()),
-        ", ".join(f"{group_label(g)} {v:.2f}" for g, v in paid.items())
-        + f"; honest {honest['payment_per_task']:.2f}"))
-    out.append(Claim(
-        "the honest dacc 1.0 workers pass the leave-one-out check more often than every "
-        "attacker group that won a task under ours",
-        all(v < honest["pass_rate"] for v in passes.values()),
-        ", ".join(f"{group_label(g)} {v:.3f}" for g, v in passes.items())
-        + f"; honest {honest['pass_rate']:.3f}"))
-    out.append(Claim("ours pays the attackers less than RRAFL, which pays ex ante",
-                     paid_ours < paid_rrafl,
-                     f"per task and attacker summed over the groups: ours {paid_ours:.3f}, "
-                     f"RRAFL {paid_rrafl:.3f}"))
-    out.append(Claim("Reputation Greedy selects attackers more often than ours",
-                     won_greedy > won_ours,
-                     f"win shares summed over the attacker groups: ours {won_ours:.3f}, "
-                     f"Reputation Greedy {won_greedy:.3f}"))
+
+    def below_honest(where: str, statement: str, key: str, groups: Mapping[str, float],
+                     share: float, digits: int) -> Claim:  # each group < share * honest's
+        numbers = ", ".join(f"{group_label(g)} {v:.{digits}f}" for g, v in groups.items())
+        return Claim.from_checks(where, statement, f"{numbers}; honest {honest[key]:.{digits}f}",
+                                 [all(v < honest[key] * share for v in groups.values())])
+
+    alike = same_runs(ours, rrafl)
+    out = [Claim.from_checks("Algorithm 1", "ours and RRAFL select the same winners in every "
+                             "task", "same winners, reputations and models" if alike else
+                             "they differ", [alike]),
+           below_honest("Reputation, Eq. (13)", "under ours every attacker group ends with "
+                        "less than half the reputation of the honest dacc 1.0 workers",
+                        "reputation", _attackers(s_ours, "reputation"), 0.5, 3),
+           below_honest("Payment, Eq. (16)", "under ours every attacker group earns less per "
+                        "task than the honest dacc 1.0 workers", "payment_per_task",
+                        _attackers(s_ours, "payment_per_task"), 1.0, 2),
+           below_honest("Quality check", "the honest dacc 1.0 workers pass the leave-one-out "
+                        "check more often than every attacker group that won a task under "
+                        "ours", "pass_rate", passes, 1.0, 3),
+           Claim.from_checks("Payment, Eq. (16)", "ours pays the attackers less than RRAFL, "
+                             "which pays ex ante", "per task and attacker summed over the "
+                             f"groups: ours {paid_ours:.3f}, RRAFL {paid_rrafl:.3f}",
+                             [paid_ours < paid_rrafl]),
+           Claim.from_checks("Reputation Greedy", "Reputation Greedy selects attackers more "
+                             "often than ours", "win shares summed over the attacker groups: "
+                             f"ours {won_ours:.3f}, Reputation Greedy {won_greedy:.3f}",
+                             [won_greedy > won_ours])]
     if drop is not None and ours.config.eval_from < drop < len(ours.records):
         before = group_summary(ours, range(ours.config.eval_from, drop))["quality_drop"]
         after = group_summary(ours, range(drop, len(ours.records)))["quality_drop"]
-        out.append(Claim("under ours the quality-droppers win less after their drop than "
-                         "before it", after["win_share"] < before["win_share"],
-                         f"win share before {before['win_share']:.3f}, after "
-                         f"{after['win_share']:.3f}"))
+        out.append(Claim.from_checks(
+            "Reputation, Eq. (13)", "under ours the quality-droppers win less after their "
+            "drop than before it", f"win share before {before['win_share']:.3f}, after "
+            f"{after['win_share']:.3f}", [after["win_share"] < before["win_share"]]))
     return out

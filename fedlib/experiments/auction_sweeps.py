@@ -39,6 +39,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from fedlib.experiments.claims import Claim
 from fedlib.experiments.registry import Options, Records, register
 from fedlib.mechanism import MECHANISMS, synthetic_instance
 from fedlib.mechanism.properties import RTOL
@@ -618,32 +619,6 @@ def summarize(result: SweepResult, per: Per | None = None,
     return Summary(result.mechanisms, result.xs, label, median, q25, q75, mean)
 
 
-@dataclass(frozen=True)
-class ClaimCheck:
-    """One pairwise claim ``better`` > ``worse`` checked on a sweep.
-
-    ``median_share``: share of the xs where the median of ``better`` exceeds that of ``worse``;
-    ``instance_share`` / ``tie_share``: share of the (x, trial) instances where ``better``
-    scores strictly higher / exactly the same.
-    """
-
-    claim: str
-    better: str
-    worse: str
-    sweep: str
-    per: str
-    median_share: float
-    instance_share: float
-    tie_share: float
-
-    @property
-    def verdict(self) -> str:
-        """``"supported"`` (every x), ``"partly"`` (some xs) or ``"not supported"`` (none)."""
-        if self.median_share == 1:
-            return "supported"
-        return "partly" if self.median_share > 0 else "not supported"
-
-
 #: The paper's claims about Figures 4-5 as pairwise comparisons: (claim, better, worse).
 PAPER_CLAIMS: tuple[tuple[str, str, str], ...] = (
     ("Approx. Optimal above ours", "approx_optimal", "ours"),
@@ -653,33 +628,40 @@ PAPER_CLAIMS: tuple[tuple[str, str, str], ...] = (
     ("ours above Proportional Share", "ours", "proportional_share"),
     ("ours above Bid Greedy", "ours", "bid_greedy"),
 )
+#: The paper's figure of each sweep.
+FIGURES = {"budget": "Figure 4", "workers": "Figure 5"}
+
+
+def medians_above(result: SweepResult, better: str, worse: str,
+                  per: Per | None = None) -> np.ndarray:
+    """Per x, whether the median over the trials of ``better`` is above that of ``worse`` in
+    reading ``per`` (false where either median is NaN)."""
+    median = summarize(result, per).median
+    return median[result.index(better)] > median[result.index(worse)]
 
 
 def check_claims(result: SweepResult, per: Per | None = None,
-                 claims: Sequence[tuple[str, str, str]] = PAPER_CLAIMS) -> list[ClaimCheck]:
-    """Check each pairwise claim on ``result`` in reading ``per``."""
+                 claims: Sequence[tuple[str, str, str]] = PAPER_CLAIMS) -> list[Claim]:
+    """Check each pairwise claim ``(statement, better, worse)`` on ``result`` in reading
+    ``per``: it holds when the median of ``better`` is above that of ``worse`` at every x.
+
+    The finding gives the share of the xs where the medians agree with the claim, and the
+    shares of the (x, trial) instances where ``better`` scores strictly higher and exactly the
+    same; the verdict is by the share of the xs
+    (:func:`~fedlib.experiments.claims.share_verdict`).
+    """
     reading = per or result.per
-    m = result.metric(reading)
-    med = summarize(result, reading).median
+    metric = result.metric(reading)
     out = []
-    for text, better, worse in claims:
+    for statement, better, worse in claims:
+        above = medians_above(result, better, worse, reading)
         a, b = result.index(better), result.index(worse)
-        out.append(ClaimCheck(text, better, worse, result.sweep, reading,
-                              median_share=float(np.mean(med[a] > med[b])),
-                              instance_share=float(np.mean(m[a] > m[b])),
-                              tie_share=float(np.mean(m[a] == m[b]))))
+        out.append(Claim.from_checks(
+            f"{FIGURES[result.sweep]} (per {reading})", statement,
+            f"medians agree at {np.mean(above):.0%} of the points; single trials agree "
+            f"{np.mean(metric[a] > metric[b]):.1%}, ties {np.mean(metric[a] == metric[b]):.1%}",
+            list(above)))
     return out
-
-
-def claims_table(results: Sequence[SweepResult], per: Per | None = None) -> str:
-    """:func:`check_claims` on each result as a fixed-width text table."""
-    lines = [f"{'claim':30} {'sweep':8} {'reading':8} {'medians':>8} {'trials':>7} "
-             f"{'ties':>6}  verdict"]
-    for result in results:
-        for c in check_claims(result, per):
-            lines.append(f"{c.claim:30} {c.sweep:8} {c.per:8} {c.median_share:>8.0%} "
-                         f"{c.instance_share:>7.1%} {c.tie_share:>6.1%}  {c.verdict}")
-    return "\n".join(lines)
 
 
 def gap_decomposition(result: SweepResult, mechanism: str = "ours",

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from fedlib.experiments import multitask, paper_numbers, verification
+from fedlib.experiments.claims import Claim
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
 from fedlib.mechanism.mechanisms import MECHANISMS
 
@@ -204,34 +205,23 @@ def check_tables(t1: Sequence[Mapping[str, Any]], t2: Sequence[Mapping[str, Any]
     return problems
 
 
-@dataclass(frozen=True)
-class Claim:
-    """One statement of the paper's Section 6, checked on our runs.
-
-    Attributes
-    ----------
-    table : str
-    text : str
-        The paper's statement.
-    holds : dict
-        Per dataset, whether it holds in our runs.
-    detail : dict
-        Per dataset, the numbers behind the verdict.
-    """
-
-    table: str
-    text: str
-    holds: dict[str, bool]
-    detail: dict[str, str]
-
-
 def _increasing(values: Sequence[float]) -> bool:
     return bool(np.all(np.diff(np.asarray(values, float)) > 0))
 
 
+def _per_dataset(table: str, statement: str, holds: Mapping[str, bool],
+                 detail: Mapping[str, str]) -> Claim:
+    """A statement about ``table`` checked per dataset: the numbers of each dataset, marked
+    where the statement fails there; the verdict by the share of datasets where it holds."""
+    finding = "; ".join(f"{DATASET_LABELS.get(d, d)}: {detail[d]}"
+                        + ("" if holds[d] else " (does not hold)") for d in holds)
+    return Claim.from_checks(f"Table {table}", statement, finding, list(holds.values()))
+
+
 def paper_claims(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[Claim]:
-    """The paper's qualitative statements about Tables 1-3, checked on ``runs`` (keyed by
-    (dataset, mechanism); needs ours and, for the comparisons, the other mechanisms).
+    """The paper's qualitative statements about Tables 1-3 (its Section 6), checked on
+    ``runs`` (keyed by (dataset, mechanism); needs ours and, for the comparisons, the other
+    mechanisms), one claim per statement over every dataset of ``runs``.
 
     Table 1's payment of a group that never won counts as 0 (the paper prints 0).
     """
@@ -249,32 +239,33 @@ def paper_claims(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[Claim]
                       for v in values]
             holds[dataset] = _increasing(values)
             detail[dataset] = ", ".join(f"{v:.3f}" for v in values)
-        claims.append(Claim("1", f"workers with higher data accuracy obtain higher {word} "
-                                 "(dacc 0.1 < 0.4 < 0.7 < 1.0)", holds, detail))
+        claims.append(_per_dataset("1", f"workers with higher data accuracy obtain higher "
+                                   f"{word} (dacc 0.1 < 0.4 < 0.7 < 1.0)", holds, detail))
     shares = {key: multitask.table2(run) for key, run in runs.items()}
     losses = {key: multitask.table3(run) for key, run in runs.items()}
-    claims.append(Claim("2", "ours selects only workers with data accuracy 1.0 in the last "
-                             "45 tasks",
-                        {d: shares[d, "ours"] == 1.0 for d in datasets},
-                        {d: f"share {shares[d, 'ours']:.4f}" for d in datasets}))
+    claims.append(_per_dataset(
+        "2", "ours selects only workers with data accuracy 1.0 in the last 45 tasks",
+        {d: shares[d, "ours"] == 1.0 for d in datasets},
+        {d: f"share {shares[d, 'ours']:.4f}" for d in datasets}))
     others = [m for m in mechanisms if m not in ("ours", "rrafl")]
-    claims.append(Claim("2", "ours and RRAFL select a larger share of dacc 1.0 workers than "
-                             "the other mechanisms",
-                        {d: all(min(shares[d, "ours"], shares[d, "rrafl"]) > shares[d, m]
-                                for m in others) for d in datasets},
-                        {d: ", ".join(f"{MECHANISMS[m].label} {shares[d, m]:.3f}"
-                                      for m in mechanisms) for d in datasets}))
-    claims.append(Claim("3", "ours gives the smallest average loss of the global model",
-                        {d: all(losses[d, "ours"] <= losses[d, m] for m in mechanisms)
-                         for d in datasets},
-                        {d: ", ".join(f"{MECHANISMS[m].label} {losses[d, m]:.4f}"
-                                      for m in mechanisms) for d in datasets}))
+    claims.append(_per_dataset(
+        "2", "ours and RRAFL select a larger share of dacc 1.0 workers than the other "
+        "mechanisms",
+        {d: all(min(shares[d, "ours"], shares[d, "rrafl"]) > shares[d, m] for m in others)
+         for d in datasets},
+        {d: ", ".join(f"{MECHANISMS[m].label} {shares[d, m]:.3f}" for m in mechanisms)
+         for d in datasets}))
+    claims.append(_per_dataset(
+        "3", "ours gives the smallest average loss of the global model",
+        {d: all(losses[d, "ours"] <= losses[d, m] for m in mechanisms) for d in datasets},
+        {d: ", ".join(f"{MECHANISMS[m].label} {losses[d, m]:.4f}" for m in mechanisms)
+         for d in datasets}))
     poor = [m for m in ("vanilla", "bid_greedy") if m in mechanisms]
-    claims.append(Claim("3", "ours gives a lower loss than Vanilla FL and Bid Greedy",
-                        {d: all(losses[d, "ours"] < losses[d, m] for m in poor)
-                         for d in datasets},
-                        {d: ", ".join(f"{MECHANISMS[m].label} {losses[d, m]:.4f}"
-                                      for m in ["ours", *poor]) for d in datasets}))
+    claims.append(_per_dataset(
+        "3", "ours gives a lower loss than Vanilla FL and Bid Greedy",
+        {d: all(losses[d, "ours"] < losses[d, m] for m in poor) for d in datasets},
+        {d: ", ".join(f"{MECHANISMS[m].label} {losses[d, m]:.4f}" for m in ["ours", *poor])
+         for d in datasets}))
     return claims
 
 

@@ -1,13 +1,8 @@
 """The reproducibility report: every claim of the paper, our result and a verdict.
 
-Each ``*_findings`` function turns the evidence a chapter computes (with the same fedlib
-functions) into :class:`Finding` rows; the report chapter gathers them. A verdict is one of
-:data:`VERDICTS`:
-
-* ``"reproduced"``: our computation supports the claim everywhere it was checked;
-* ``"partly"``: it holds in some settings, seeds or datasets and not in others;
-* ``"not reproduced"``: our computation does not support it;
-* ``"the paper is wrong"``: a counterexample or an algebraic identity refutes it.
+Each ``*_claims`` function turns the evidence a chapter computes (with the same fedlib
+functions) into :class:`~fedlib.experiments.claims.Claim` objects; the report chapter gathers
+them with those of the other analyses.
 
 :data:`READINGS` lists every place where the paper is silent or ambiguous: the reading fedlib
 implements by default, the alternative and the parameter that selects it.
@@ -21,8 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from fedlib.experiments import contribution_checks, multitask
-from fedlib.experiments.auction_sweeps import SweepResult, check_claims
+from fedlib.experiments.auction_sweeps import FIGURES, PAPER_CLAIMS, SweepResult, medians_above
 from fedlib.experiments.auction_walkthrough import time_select
+from fedlib.experiments.claims import Claim
 from fedlib.experiments.contribution import ContributionResult
 from fedlib.experiments.federated import paper_claims
 from fedlib.experiments.multitask import MultiTaskResult
@@ -39,58 +35,12 @@ from fedlib.mechanism import (
     truthfulness,
 )
 
-#: The verdicts, from best to worst for the paper.
-VERDICTS = ("reproduced", "partly", "not reproduced", "the paper is wrong")
 #: Theorem 4's counterexample (PAPER_NOTES.md): worker 0 bids its cost 4, or lies with 6.
 THEOREM4_INSTANCE = Instance(bids=[4.0, 4.5, 100.0], Re=[1.0, 1.0, 1.0], budget=10.0,
                              re=[0.5, 1.0, 1.0])
 THEOREM4_LIE = 6.0
 #: Numbers of workers timed for Theorem 3.
 SCALING_SIZES = (10_000, 100_000, 1_000_000)
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One claim of the paper and what we found.
-
-    Attributes
-    ----------
-    where : str
-        Where the paper makes the claim (theorem, figure, table, equation).
-    claim : str
-        The claim, in the paper's words or close to them.
-    ours : str
-        Our result, with the numbers behind the verdict.
-    verdict : str
-        One of :data:`VERDICTS`.
-    chapter : str
-        The chapter with the evidence (its file name without extension).
-    """
-
-    where: str
-    claim: str
-    ours: str
-    verdict: str
-    chapter: str
-
-    def __post_init__(self) -> None:
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
-
-
-def share_verdict(holds: Sequence[bool]) -> str:
-    """``"reproduced"`` if every check holds, ``"not reproduced"`` if none, else ``"partly"``.
-
-    Raises
-    ------
-    ValueError
-        If there is no check.
-    """
-    if len(holds) == 0:
-        raise ValueError("a verdict needs at least one check")
-    if all(holds):
-        return "reproduced"
-    return "partly" if any(holds) else "not reproduced"
 
 
 # ------------------------------------------------------------------------ the theorems
@@ -116,7 +66,13 @@ def _case3_counterexample() -> tuple[int, int]:
     return int(at_cost), int(at_bid)
 
 
-def theorem_findings(n_instances: int, seed: int) -> list[Finding]:
+def _unless_refuted(where: str, statement: str, finding: str, refuted: bool) -> Claim:
+    """A claim that holds unless a counterexample or an identity refutes it."""
+    return Claim(where, statement, finding, not refuted,
+                 "the paper is wrong" if refuted else "reproduced")
+
+
+def theorem_claims(n_instances: int, seed: int) -> list[Claim]:
     """Theorems 1-4 on ``n_instances`` random instances, and the two counterexamples."""
     ours = MECHANISMS["ours"]
 
@@ -130,32 +86,32 @@ def theorem_findings(n_instances: int, seed: int) -> list[Finding]:
     truthful_u, lie_u = _theorem4_counterexample()
     k, k_lie = _case3_counterexample()
     return [
-        Finding("Theorem 1", "individual rationality of the honest workers",
-                f"{ir.honest.violations} of {ir.honest.checks} honest winners paid below "
-                f"cost in {n_instances} random instances ({ir.dishonest.violations} of "
-                f"{ir.dishonest.checks} dishonest ones are)",
-                "reproduced" if ir.honest.holds else "not reproduced", "04_proofs"),
-        Finding("Theorem 2", "budget feasibility",
-                f"{budget.violations} of {budget.checks} instances pay more than B",
-                "reproduced" if budget.holds else "not reproduced", "04_proofs"),
-        Finding("Theorem 3", "computational efficiency (polynomial time)",
-                f"time grows as n^{slope:.2f} from n = {SCALING_SIZES[0]} to "
-                f"{SCALING_SIZES[-1]} (n log n: slightly above 1; quadratic: 2)",
-                "reproduced" if slope < 2 else "not reproduced", "04_proofs"),
-        Finding("Theorem 4", "truthfulness",
-                f"false for dishonest workers (re < Re): in the counterexample a worker's "
-                f"utility is {truthful_u:.3f} bidding its cost and {lie_u:.3f} bidding "
-                f"{THEOREM4_LIE:g}; for honest workers {honest.violations} profitable lies "
-                f"in {honest.checks} checks",
-                "the paper is wrong" if lie_u > truthful_u else "reproduced", "04_proofs"),
-        Finding("Proof of Theorem 4, Case 3", "k' <= k when a worker raises its bid",
-                f"B = 10, Re = (1, 1), other bid 1: k = {k} at cost 8, k' = {k_lie} at bid 2 "
-                "(the theorem's conclusion survives for honest workers)",
-                "the paper is wrong" if k_lie > k else "reproduced", "04_proofs"),
+        Claim.from_checks(
+            "Theorem 1", "individual rationality of the honest workers",
+            f"{ir.honest.violations} of {ir.honest.checks} honest winners paid below cost in "
+            f"{n_instances} random instances ({ir.dishonest.violations} of "
+            f"{ir.dishonest.checks} dishonest ones are)", [ir.honest.holds]),
+        Claim.from_checks("Theorem 2", "budget feasibility",
+                          f"{budget.violations} of {budget.checks} instances pay more than B",
+                          [budget.holds]),
+        Claim.from_checks("Theorem 3", "computational efficiency (polynomial time)",
+                          f"time grows as n^{slope:.2f} from n = {SCALING_SIZES[0]} to "
+                          f"{SCALING_SIZES[-1]} (n log n: slightly above 1; quadratic: 2)",
+                          [slope < 2]),
+        _unless_refuted(
+            "Theorem 4", "truthfulness",
+            f"false for dishonest workers (re < Re): in the counterexample a worker's utility "
+            f"is {truthful_u:.3f} bidding its cost and {lie_u:.3f} bidding {THEOREM4_LIE:g}; "
+            f"for honest workers {honest.violations} profitable lies in {honest.checks} checks",
+            lie_u > truthful_u),
+        _unless_refuted(
+            "Proof of Theorem 4, Case 3", "k' <= k when a worker raises its bid",
+            f"B = 10, Re = (1, 1), other bid 1: k = {k} at cost 8, k' = {k_lie} at bid 2 "
+            "(the theorem's conclusion survives for honest workers)", k_lie > k),
     ]
 
 
-def aggregation_finding(contrib: Sequence[float], quality: Sequence[float]) -> Finding:
+def aggregation_claim(contrib: Sequence[float], quality: Sequence[float]) -> Claim:
     """The aggregation weight as printed: its quality score cancels (PAPER_NOTES item 3).
 
     ``contrib`` and ``quality`` are any contribution scores and leave-one-out loss changes of
@@ -166,19 +122,18 @@ def aggregation_finding(contrib: Sequence[float], quality: Sequence[float]) -> F
     printed = aggregation_weights(contrib_arr, delta_l, passed, denominator="printed")
     corrected = aggregation_weights(contrib_arr, delta_l, passed, denominator="corrected")
     plain = contrib_arr / contrib_arr.sum()
-    cancels = bool(np.allclose(printed, plain))
-    return Finding("Aggregation weight omega (Section 4.2)",
-                   "omega combines the contribution score and the quality score",
-                   f"as printed omega = {np.round(printed, 3).tolist()}, the contribution "
-                   f"share {np.round(plain, 3).tolist()}: the quality score cancels; read with "
-                   f"quality_score_j: {np.round(corrected, 3).tolist()}",
-                   "the paper is wrong" if cancels else "reproduced", "02_reputation")
+    return _unless_refuted(
+        "Aggregation weight omega (Section 4.2)",
+        "omega combines the contribution score and the quality score",
+        f"as printed omega = {np.round(printed, 3).tolist()}, the contribution share "
+        f"{np.round(plain, 3).tolist()}: the quality score cancels; read with quality_score_j: "
+        f"{np.round(corrected, 3).tolist()}", bool(np.allclose(printed, plain)))
 
 
 # ------------------------------------------------------------------ Figures 2-3, 4-5
 
 
-def contribution_findings(result: ContributionResult) -> list[Finding]:
+def contribution_claims(result: ContributionResult) -> list[Claim]:
     """Figures 2-3 (Cases 1 and 2) from a contribution run with several seeds."""
     records = result.records
     trend = {m: contribution_checks.case1_trend(records, m)
@@ -190,80 +145,68 @@ def contribution_findings(result: ContributionResult) -> list[Finding]:
     over_bench = z["contribution"] > z["benchmark"]
     over_acc = z["contribution"] > z["local_acc"]
     acc = trend["local_acc"]
+    similar = not acc.rho.mean() > 0  # local accuracy does not fall with dacc
     return [
-        Finding("Figure 2 (Case 1)", "contribution decreases as data accuracy decreases, in "
-                "ours and in the equal-weight benchmark",
-                f"rank correlation with dacc, min over {len(acc.seeds)} seeds: ours "
-                f"{trend['contribution'].rho.min():.3f}, benchmark "
-                f"{trend['benchmark'].rho.min():.3f}", share_verdict(falls),
-                "01_contribution"),
-        Finding("Figure 2 (Case 1)", "local accuracy is similar across workers and cannot "
-                "reflect data quality",
-                f"local accuracy varies less (relative gap {acc.relative_gap.mean():.3f} vs "
-                f"ours {trend['contribution'].relative_gap.mean():.3f}) but still falls with "
-                f"dacc (rank correlation {acc.rho.mean():.3f})",
-                "partly" if acc.rho.mean() > 0 else "reproduced", "01_contribution"),
-        Finding("Figure 3 (Case 2)", "ours highlights worker 0 (all labels) more than the "
-                "benchmark",
-                f"worker 0 stands out more under ours in {over_bench.sum()} of "
-                f"{over_bench.size} seeds (mean z: ours {z['contribution'].mean():.2f}, "
-                f"benchmark {z['benchmark'].mean():.2f})", share_verdict(list(over_bench)),
-                "01_contribution"),
-        Finding("Figure 3 (Case 2)", "ours highlights worker 0 more than local accuracy",
-                f"in {over_acc.sum()} of {over_acc.size} seeds (mean z: ours "
-                f"{z['contribution'].mean():.2f}, local accuracy {z['local_acc'].mean():.2f})",
-                share_verdict(list(over_acc)), "01_contribution"),
+        Claim.from_checks(
+            "Figure 2 (Case 1)", "contribution decreases as data accuracy decreases, in ours "
+            "and in the equal-weight benchmark",
+            f"rank correlation with dacc, min over {len(acc.seeds)} seeds: ours "
+            f"{trend['contribution'].rho.min():.3f}, benchmark "
+            f"{trend['benchmark'].rho.min():.3f}", falls),
+        Claim("Figure 2 (Case 1)", "local accuracy is similar across workers and cannot "
+              "reflect data quality",
+              f"local accuracy varies less (relative gap {acc.relative_gap.mean():.3f} vs ours "
+              f"{trend['contribution'].relative_gap.mean():.3f}) but still falls with dacc "
+              f"(rank correlation {acc.rho.mean():.3f})", similar,
+              "reproduced" if similar else "partly"),
+        Claim.from_checks(
+            "Figure 3 (Case 2)", "ours highlights worker 0 (all labels) more than the "
+            "benchmark",
+            f"worker 0 stands out more under ours in {over_bench.sum()} of {over_bench.size} "
+            f"seeds (mean z: ours {z['contribution'].mean():.2f}, benchmark "
+            f"{z['benchmark'].mean():.2f})", list(over_bench)),
+        Claim.from_checks(
+            "Figure 3 (Case 2)", "ours highlights worker 0 more than local accuracy",
+            f"in {over_acc.sum()} of {over_acc.size} seeds (mean z: ours "
+            f"{z['contribution'].mean():.2f}, local accuracy {z['local_acc'].mean():.2f})",
+            list(over_acc)),
     ]
 
 
-_SWEEP_VERDICT = {"supported": "reproduced", "partly": "partly",
-                  "not supported": "not reproduced"}
-
-
-def auction_findings(sweeps: Sequence[SweepResult]) -> list[Finding]:
-    """The paper's comparisons of Figures 4-5, each checked on every sweep (the default
-    reading of the metric); a claim is reproduced when it holds at every point of every sweep.
-    """
-    checks = [check_claims(sweep) for sweep in sweeps]
-    findings = []
-    for per_claim in zip(*checks, strict=True):
-        shares = [c.median_share for c in per_claim]
-        text = ", ".join(f"Figure {4 if c.sweep == 'budget' else 5}: {c.median_share:.0%} of "
-                         "points" for c in per_claim)
-        verdicts = [_SWEEP_VERDICT[c.verdict] for c in per_claim]
-        verdict = verdicts[0] if len(set(verdicts)) == 1 else "partly"
-        findings.append(Finding("Figures 4-5", per_claim[0].claim, f"median higher at {text}"
-                                + ("" if min(shares) == 1 else " (see the chapter)"),
-                                verdict, "05_mechanisms"))
-    return findings
+def auction_claims(sweeps: Sequence[SweepResult]) -> list[Claim]:
+    """The paper's comparisons of Figures 4-5 (:data:`~fedlib.experiments.auction_sweeps.
+    PAPER_CLAIMS`), each checked on every sweep (the default reading of the metric); a claim
+    is reproduced when it holds at every point of every sweep, partly when at some."""
+    claims = []
+    for statement, better, worse in PAPER_CLAIMS:
+        above = [medians_above(sweep, better, worse) for sweep in sweeps]
+        text = ", ".join(f"{FIGURES[sweep.sweep]}: {np.mean(a):.0%} of points"
+                         for sweep, a in zip(sweeps, above, strict=True))
+        claims.append(Claim.from_checks(
+            "Figures 4-5", statement, f"median higher at {text}"
+            + ("" if all(np.all(a) for a in above) else " (see the chapter)"),
+            list(np.concatenate(above))))
+    return claims
 
 
 # ----------------------------------------------------------------------- Tables 1-3
 
 
-def table_findings(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[Finding]:
-    """Section 6's statements about Tables 1-3 and the tables' headline numbers, per dataset."""
-    findings = [Finding(f"Table {c.table}", c.text,
-                        "; ".join(f"{d}: {c.detail[d]}" for d in c.holds),
-                        share_verdict(list(c.holds.values())), "06_federated")
-                for c in paper_claims(runs)]
+def table_claims(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[Claim]:
+    """Section 6's statements about Tables 1-3 (:func:`~fedlib.experiments.federated.
+    paper_claims`) and the tables' headline numbers, per dataset."""
+    claims = paper_claims(runs)
     datasets = list(dict.fromkeys(d for d, _ in runs))
     for table, paper, ours, fmt in (
             ("Table 2", TABLE2, multitask.table2, "share of dacc 1.0 winners"),
             ("Table 3", TABLE3, multitask.table3, "average loss of the global model")):
-        close = {d: abs(ours(runs[d, "ours"]) - paper["ours"][d])
-                 <= 0.05 * abs(paper["ours"][d]) for d in datasets}
-        findings.append(Finding(
+        close = [abs(ours(runs[d, "ours"]) - paper["ours"][d]) <= 0.05 * abs(paper["ours"][d])
+                 for d in datasets]
+        claims.append(Claim.from_checks(
             table, f"ours: {fmt} (the paper's number)",
             "; ".join(f"{d}: ours {ours(runs[d, 'ours']):.4f}, paper {paper['ours'][d]:.4f}"
-                      for d in datasets),
-            share_verdict(list(close.values())), "06_federated"))
-    return findings
-
-
-def verdict_counts(findings: Sequence[Finding]) -> dict[str, int]:
-    """How many findings got each verdict (every verdict present, possibly 0)."""
-    return {v: sum(f.verdict == v for f in findings) for v in VERDICTS}
+                      for d in datasets), close))
+    return claims
 
 
 # ------------------------------------------------------------------------- readings

@@ -30,6 +30,7 @@ import numpy as np
 
 from fedlib.experiments import multitask
 from fedlib.experiments.budget_sweep import BudgetSweepConfig, BudgetSweepResult
+from fedlib.experiments.claims import Claim
 from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, Grid, GridResult, sweep_base
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
 from fedlib.experiments.registry import Options, register
@@ -314,48 +315,52 @@ def first_task(result: SensitivityResult) -> dict[str, dict[str, bool]]:
     return out
 
 
-def first_task_claims(result: SensitivityResult) -> dict[str, bool]:
-    """What the equations say about the first task, checked on the runs' records.
-
-    Every claim concerns only the parameters the sweep varies (a claim about a parameter the
-    sweep leaves alone holds trivially):
-
-    * ``"winners"``: every run selects the same first winners (everyone starts at ``Re^0``,
-      so Algorithm 1 compares bids alone: ``b_k / Re^0 <= B / (k Re^0)``);
-    * ``"training"``: every run but ``delta``'s trains the same models (only the quality check
-      shapes the aggregation; ``theta`` enters after the training, the others later still);
-    * ``"re"``: the ``beta1``, ``beta2`` and ``Re^0`` runs reveal the center's ``re``;
-    * ``"theta"``: every winner's ``re`` is non-decreasing in ``theta`` (Eq. (4)'s input
-      grows with ``theta`` for a worker with passes and failures, and trust with it);
-    * ``"beta1"`` / ``"beta2"``: a winner's reputation moves away from ``Re^0`` by
-      ``alpha |re - Re^0|`` (Eq. (13)), and ``alpha`` (Eq. (12)) falls with ``g(1)``, which
-      falls with ``beta1`` and grows with ``beta2``: the move is non-decreasing in ``beta1``
-      and non-increasing in ``beta2``.
+def first_task_claims(result: SensitivityResult) -> list[Claim]:
+    """What the equations say about the first task (the book's claims, beyond the paper),
+    checked on the runs' records; each statement gives its reason. A claim about a parameter
+    the sweep leaves alone holds trivially.
     """
     swept = [name for name, _ in result.config.values]
     diff = first_task(result)
 
-    def same(quantity: str, names: Sequence[str]) -> bool:
-        return not any(changed[quantity] for key, changed in diff.items()
-                       if key.split("=")[0] in names)
+    def same(where: str, statement: str, quantity: str, names: Sequence[str]) -> Claim:
+        runs = [key for key in diff if key.split("=")[0] in names]
+        changed = [key for key in runs if diff[key][quantity]]
+        finding = (f"differs from the center run in {', '.join(changed)}" if changed else
+                   f"the same as the center run in all {len(runs)} runs")
+        return Claim.from_checks(where, statement, finding, [not changed])
 
-    def monotone(name: str, field_name: str, sign: int) -> bool:
+    def monotone(where: str, statement: str, name: str, field_name: str, sign: int) -> Claim:
         if name not in swept:
-            return True
-        series = []
-        for _, run in result.runs_of(name):
-            first = run.records[0]
-            values = np.asarray(first[field_name], dtype=float)
-            if field_name == "Re":  # the winners' move away from Re^0
-                values = np.abs(values[first["winners"]] - run.config.initial_reputation)
-            series.append(values)
-        return bool(np.all(sign * np.diff(np.array(series), axis=0) >= -1e-12))
+            return Claim.from_checks(where, statement, f"{name} is not swept", [True])
+        runs = result.runs_of(name)
+        series = [np.asarray(run.records[0][field_name], dtype=float) for _, run in runs]
+        if field_name == "Re":  # the winners' move away from Re^0
+            series = [np.abs(q[run.records[0]["winners"]] - run.config.initial_reputation)
+                      for q, (_, run) in zip(series, runs, strict=True)]
+        against = int(np.sum(~(sign * np.diff(np.array(series), axis=0) >= -1e-12)))
+        finding = (f"mean over the winners of {'re' if field_name == 're' else '|Re - Re^0|'}"
+                   f" at {name} = {', '.join(f'{v:g}' for v, _ in runs)}: "
+                   f"{', '.join(f'{q.mean():.4f}' for q in series)}"
+                   + (f"; {against} steps the other way" if against else ""))
+        return Claim.from_checks(where, statement, finding, [against == 0])
 
-    return {
-        "winners": same("winners", PARAMETERS),
-        "training": same("training", [p for p in PARAMETERS if p != "delta"]),
-        "re": same("re", ("beta1", "beta2", "initial_reputation")),
-        "theta": monotone("theta", "re", +1),
-        "beta1": monotone("beta1", "Re", +1),
-        "beta2": monotone("beta2", "Re", -1),
-    }
+    return [
+        same("Algorithm 1 (first task)", "every run selects the same first winners "
+             "(everyone starts at Re^0: b_k / Re^0 <= B / (k Re^0) compares bids alone)",
+             "winners", PARAMETERS),
+        same("Section 4.2, aggregation (first task)", "every run but delta's trains the same "
+             "models (only the quality check shapes the aggregation; theta enters after the "
+             "training, the others later still)", "training",
+             [p for p in PARAMETERS if p != "delta"]),
+        same("Section 4.2, re (first task)", "the beta1, beta2 and Re^0 runs reveal the "
+             "center's internal reputations re", "re", ("beta1", "beta2", "initial_reputation")),
+        monotone("Eq. (4) (first task)", "every winner's re is non-decreasing in theta (the "
+                 "trust input grows with theta for a worker with passes and failures)",
+                 "theta", "re", +1),
+        monotone("Eqs. (11)-(13) (first task)", "a winner's reputation moves away from Re^0 "
+                 "(by alpha |re - Re^0|, Eq. 13) no less as beta1 grows (alpha falls with "
+                 "g(1), which falls with beta1)", "beta1", "Re", +1),
+        monotone("Eqs. (11)-(13) (first task)", "a winner's reputation moves away from Re^0 "
+                 "no more as beta2 grows (g(1) grows with beta2)", "beta2", "Re", -1),
+    ]

@@ -8,15 +8,13 @@ mechanism) and :class:`~fedlib.experiments.adversarial.SingleTaskOutcome` object
 
 from __future__ import annotations
 
-import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from fedlib.experiments.adversarial import (
-    Claim,
     SingleTaskOutcome,
     group_label,
     group_summary,
@@ -181,10 +179,3 @@ def summary_html(runs: Mapping[str, MultiTaskResult]) -> str:
                       body, row_headers=True,
                       column_groups=[("", 1), *((_label(m), len(SUMMARY_COLUMNS))
                                                 for m in summaries)])
-
-
-def claims_html(claims: Sequence[Claim]) -> str:
-    """An HTML table of claims: statement, verdict, numbers."""
-    rows = "".join(f"<tr><td>{html.escape(c.text)}</td><td>{'holds' if c.holds else 'FAILS'}"
-                   f"</td><td>{html.escape(c.detail)}</td></tr>" for c in claims)
-    return f"<table><tr><th>claim</th><th>verdict</th><th>numbers</th></tr>{rows}</table>"

@@ -25,7 +25,6 @@ from fedlib.experiments.federated import (
     DIFF,
     OURS,
     PAPER,
-    Claim,
     final_model,
     group_trajectories,
     round_curves,
@@ -76,17 +75,6 @@ def mechanism_table_html(rows: Sequence[Mapping[str, Any]], digits: int = 4) -> 
                              for s in sources)] for row in rows]
     return html_table(["Mechanism", *(_SOURCE[s] for _ in datasets for s in sources)], body,
                       column_groups=[("", 1), *((_label(d), 3) for d in datasets)])
-
-
-def claims_html(claims: Sequence[Claim], datasets: Sequence[str]) -> str:
-    """The paper's statements (:func:`~fedlib.experiments.federated.paper_claims`) with a
-    verdict and the numbers behind it per dataset."""
-    head = ["Table", "The paper's statement", *(_label(d) for d in datasets)]
-    body = [[html.escape(c.table), html.escape(c.text),
-             *(f"<b>{'holds' if c.holds[d] else 'does not hold'}</b><br>"
-               f"<small>{html.escape(c.detail[d])}</small>" for d in datasets)]
-            for c in claims]
-    return html_table(head, [[Markup(c) for c in row] for row in body], align="left")
 
 
 def key_value_html(items: Mapping[str, Any] | Sequence[Mapping[str, Any]],

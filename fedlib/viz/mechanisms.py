@@ -14,17 +14,13 @@ from collections.abc import Mapping, Sequence
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from fedlib.experiments.auction_sweeps import ClaimCheck, Per, SweepResult, summarize
+from fedlib.experiments.auction_sweeps import Per, SweepResult, summarize
 from fedlib.mechanism import MECHANISMS
 from fedlib.table import Markup, html_table
 from fedlib.viz.style import mechanism_style
 
 # RRAFL's dashed line above ours: in the per-budget reading the two coincide.
 _ZORDER = {"ours": 3, "rrafl": 4}
-#: Which of the paper's figures each sweep reproduces.
-FIGURE = {"budget": "4", "workers": "5"}
-#: Plain names of the readings.
-READING_NAMES = {"payment": "per unit paid", "budget": "per unit of budget"}
 #: y-axis label of each reading of the metric.
 READINGS: dict[str, str] = {
     "payment": r"per unit paid: $\Sigma_{i \in S}\, re_i \;/\; \Sigma_i\, p_i$",
@@ -161,32 +157,3 @@ def mechanism_table_html(rows: Sequence[Mapping[str, str]]) -> str:
                                         r["rule"] or r["summary"])] for r in rows]
     return html_table(["Mechanism", "Knows", "Claims (registry)", "Selection and payment"],
                       body, align="left")
-
-
-def claims_table_html(checks: Sequence[ClaimCheck]) -> str:
-    """An HTML table of :func:`~fedlib.experiments.auction_sweeps.check_claims` results:
-    per claim and figure, the share of points where the medians agree with the claim, the
-    share of single trials that do, the share of ties, and the verdict. The reading of the
-    metric is a column when the checks mix readings, else the table's caption."""
-    readings = sorted({c.per for c in checks})
-    mixed = len(readings) > 1
-    cell = "style='text-align:{};padding:2px 10px'"
-    columns = [("Claim", "left"), ("Figure", "left"), ("Reading", "left"),
-               ("Medians agree", "right"), ("Trials agree", "right"), ("Ties", "right"),
-               ("Verdict", "left")]
-    if not mixed:
-        columns.pop(2)
-    head = "".join(f"<th {cell.format(a)}>{h}</th>" for h, a in columns)
-    rows = []
-    for c in checks:
-        values = [html.escape(c.claim), FIGURE[c.sweep], f"per {c.per}",
-                  f"{c.median_share:.0%}", f"{c.instance_share:.1%}", f"{c.tie_share:.1%}",
-                  c.verdict]
-        if not mixed:
-            values.pop(2)
-        rows.append("<tr>" + "".join(f"<td {cell.format(a)}>{v}</td>"
-                                     for v, (_, a) in zip(values, columns, strict=True))
-                    + "</tr>")
-    caption = "" if mixed or not readings else \
-        f"<caption>Reading of the metric: {READING_NAMES[readings[0]]}</caption>"
-    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -1,4 +1,5 @@
-"""Tables and figures of the reproducibility report (:mod:`fedlib.experiments.report`)."""
+"""Tables and figures of the reproducibility report (:mod:`fedlib.experiments.report`); its
+claims are drawn by :mod:`fedlib.viz.claims`."""
 
 from __future__ import annotations
 
@@ -9,33 +10,13 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from fedlib.experiments.federated import DATASET_LABELS
-from fedlib.experiments.report import VERDICTS, Finding, Reading
+from fedlib.experiments.report import Reading
 from fedlib.experiments.stored import Provenance
-from fedlib.experiments.verification import FOREIGN_TOLERANCE, Comparison
+from fedlib.experiments.tolerance import FOREIGN_TOLERANCE
+from fedlib.experiments.verification import Comparison
 from fedlib.table import Markup, html_table
+from fedlib.viz.claims import chapter_link
 from fedlib.viz.style import FONT
-
-#: One colour per verdict, from good news for the paper to bad.
-VERDICT_COLORS = dict(zip(VERDICTS, ("#1b9e77", "#e6ab02", "#d95f02", "#7570b3"), strict=True))
-
-
-def _chapter_link(chapter: str, titles: Mapping[str, str]) -> str:
-    title = html.escape(titles.get(chapter, chapter))
-    return f"<a href='{html.escape(chapter)}.html'>{title}</a>"
-
-
-def _badge(verdict: str) -> str:
-    return (f"<span style='background:{VERDICT_COLORS[verdict]};color:white;padding:1px 6px;"
-            f"border-radius:3px;white-space:nowrap'>{html.escape(verdict)}</span>")
-
-
-def findings_html(findings: Sequence[Finding], titles: Mapping[str, str]) -> str:
-    """One row per finding: where, the paper's claim, our result, the verdict and a link to
-    the chapter with the evidence (``titles`` maps chapter file names to titles)."""
-    body = [[html.escape(f.where), html.escape(f.claim), f"<small>{html.escape(f.ours)}</small>",
-             _badge(f.verdict), _chapter_link(f.chapter, titles)] for f in findings]
-    return html_table(["Where", "The paper says", "We find", "Verdict", "Evidence"],
-                      [[Markup(c) for c in row] for row in body], align="left")
 
 
 def readings_html(readings: Sequence[Reading], titles: Mapping[str, str]) -> str:
@@ -43,31 +24,9 @@ def readings_html(readings: Sequence[Reading], titles: Mapping[str, str]) -> str
     the fedlib parameter and the chapter that measures the difference."""
     body = [[r.topic, r.paper, r.default, r.alternative,
              Markup(f"<code>{html.escape(r.parameter)}</code>"),
-             Markup(_chapter_link(r.chapter, titles))] for r in readings]
+             Markup(chapter_link(r.chapter, titles))] for r in readings]
     return html_table(["Open point", "The paper", "Our default", "Alternative", "Parameter",
                        "Measured in"], body, align="left")
-
-
-def verdict_figure(findings: Sequence[Finding], titles: Mapping[str, str]) -> Figure:
-    """Stacked bars: how many of each chapter's findings got each verdict."""
-    chapters = list(dict.fromkeys(f.chapter for f in findings))
-    counts = np.array([[sum(f.chapter == c and f.verdict == v for f in findings)
-                        for v in VERDICTS] for c in chapters])
-    fig = Figure(figsize=(8.5, 0.6 * len(chapters) + 1.6), layout="constrained")
-    ax = fig.add_subplot()
-    left = np.zeros(len(chapters))
-    y = np.arange(len(chapters))[::-1]
-    for j, verdict in enumerate(VERDICTS):
-        ax.barh(y, counts[:, j], left=left, color=VERDICT_COLORS[verdict], label=verdict)
-        left += counts[:, j]
-    ax.set_yticks(y, [titles.get(c, c) for c in chapters], fontsize=FONT)
-    ax.set_xlabel("claims checked", fontsize=FONT)
-    ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.legend(ncols=len(VERDICTS), loc="lower center", bbox_to_anchor=(0.5, 1.0),
-              fontsize=FONT - 1, frameon=False)
-    ax.set_title("The paper's claims, by the chapter that checks them", fontsize=FONT + 1,
-                 pad=28)
-    return fig
 
 
 def compute_figure(provenances: Sequence[Provenance]) -> Figure:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from fedlib.experiments import federated, multitask, paper_numbers
+from fedlib.experiments.claims import share_verdict
 from fedlib.experiments.federated import DIFF, OURS, PAPER
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig, MultiTaskResult
 from fedlib.fl.task import TaskOptions
@@ -132,14 +133,20 @@ def test_ours_and_rrafl_are_the_same_run(runs):
 
 def test_paper_claims(runs):
     claims = federated.paper_claims(runs)
-    assert [c.table for c in claims] == ["1", "1", "1", "2", "2", "3", "3"]
-    for claim in claims:
-        assert set(claim.holds) == set(claim.detail) == set(DATASETS)
-        assert all(isinstance(v, bool) for v in claim.holds.values())
-    shares = {m: multitask.table2(runs["mnist", m]) for m in TABLE_MECHANISMS}
-    assert claims[3].holds["mnist"] == (shares["ours"] == 1.0)
-    losses = {m: multitask.table3(runs["mnist", m]) for m in TABLE_MECHANISMS}
-    assert claims[5].holds["mnist"] == (losses["ours"] <= min(losses.values()))
+    assert [c.where for c in claims] == ["Table 1"] * 3 + ["Table 2"] * 2 + ["Table 3"] * 2
+    for claim in claims:  # one statement over both datasets, their numbers in the finding
+        assert claim.finding.startswith("MNIST: ") and "; Fashion-MNIST: " in claim.finding
+    shares = {d: multitask.table2(runs[d, "ours"]) for d in DATASETS}
+    only_clean = [share == 1.0 for share in shares.values()]
+    assert claims[3].holds == all(only_clean)
+    assert claims[3].verdict == share_verdict(only_clean)
+    mnist = claims[3].finding.split("; ")[0]
+    assert mnist.startswith(f"MNIST: share {shares['mnist']:.4f}")
+    assert mnist.endswith("(does not hold)") == (shares["mnist"] != 1.0)
+    smallest = [multitask.table3(runs[d, "ours"])
+                <= min(multitask.table3(runs[d, m]) for m in TABLE_MECHANISMS) for d in DATASETS]
+    assert claims[5].holds == all(smallest)
+    assert claims[5].verdict == share_verdict(smallest)
 
 
 def test_open_choices(runs):

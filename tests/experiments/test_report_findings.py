@@ -1,48 +1,40 @@
-"""The reproducibility report's verdicts, on hand-made evidence with known answers."""
+"""The reproducibility report's claims and verdicts, on hand-made evidence with known
+answers."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from fedlib.experiments import report
-from fedlib.experiments.auction_sweeps import budget_sweep
+from fedlib.experiments.auction_sweeps import (
+    PAPER_CLAIMS,
+    budget_sweep,
+    medians_above,
+    worker_sweep,
+)
+from fedlib.experiments.claims import share_verdict
 from fedlib.experiments.contribution import ContributionConfig, ContributionResult
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig, MultiTaskResult
 from fedlib.experiments.paper_numbers import TABLE2
 
 
-@pytest.mark.parametrize("holds,verdict", [
-    ([True, True], "reproduced"), ([True, False], "partly"), ([False], "not reproduced"),
-])
-def test_share_verdict(holds, verdict):
-    assert report.share_verdict(holds) == verdict
-
-
-def test_bad_verdicts_are_refused():
-    with pytest.raises(ValueError, match="at least one"):
-        report.share_verdict([])
-    with pytest.raises(ValueError, match="verdict must be one of"):
-        report.Finding("Theorem 9", "x", "y", "probably", "04_proofs")
-
-
 def test_theorems():
-    found = {f.where: f for f in report.theorem_findings(40, seed=1)}
+    found = {c.where: c for c in report.theorem_claims(40, seed=1)}
     assert found["Theorem 1"].verdict == found["Theorem 2"].verdict == "reproduced"
     assert found["Theorem 3"].verdict == "reproduced"
     # Theorem 4's counterexample: paid 10/3 for a cost of 4 when truthful, 0 when lying.
-    assert found["Theorem 4"].verdict == "the paper is wrong"
-    assert "-0.667 bidding its cost and 0.000 bidding 6" in found["Theorem 4"].ours
+    assert found["Theorem 4"].verdict == "the paper is wrong" and not found["Theorem 4"].holds
+    assert "-0.667 bidding its cost and 0.000 bidding 6" in found["Theorem 4"].finding
     assert found["Proof of Theorem 4, Case 3"].verdict == "the paper is wrong"
-    assert "k = 1 at cost 8, k' = 2 at bid 2" in found["Proof of Theorem 4, Case 3"].ours
+    assert "k = 1 at cost 8, k' = 2 at bid 2" in found["Proof of Theorem 4, Case 3"].finding
 
 
 def test_the_printed_aggregation_weight_ignores_the_quality_score():
     # contributions (2, 1, 1): as printed omega is their share (0.5, 0.25, 0.25) whatever
     # the leave-one-out changes; the corrected reading weights them in.
-    finding = report.aggregation_finding([2.0, 1.0, 1.0], [0.03, 0.0, 0.01])
-    assert finding.verdict == "the paper is wrong"
-    assert "as printed omega = [0.5, 0.25, 0.25]" in finding.ours
+    claim = report.aggregation_claim([2.0, 1.0, 1.0], [0.03, 0.0, 0.01])
+    assert claim.verdict == "the paper is wrong"
+    assert "as printed omega = [0.5, 0.25, 0.25]" in claim.finding
 
 
 def _contribution_records(case2_ours):
@@ -64,16 +56,24 @@ def _contribution_records(case2_ours):
 def test_contribution_verdicts():
     records = _contribution_records(case2_ours=[2.0, 0.5])  # above the benchmark's 1 once
     result = ContributionResult(ContributionConfig(seeds=(0, 1)), tuple(records), 0.0)
-    found = report.contribution_findings(result)
-    assert [f.verdict for f in found] == ["reproduced", "partly", "partly", "not reproduced"]
-    assert "in 1 of 2 seeds" in found[2].ours
+    found = report.contribution_claims(result)
+    assert [c.verdict for c in found] == ["reproduced", "partly", "partly", "not reproduced"]
+    assert [c.holds for c in found] == [True, False, False, False]
+    assert "in 1 of 2 seeds" in found[2].finding
 
 
 def test_auction_claims_from_small_sweeps():
-    sweeps = [budget_sweep([20.0, 60.0], n_workers=20, trials=5, seed=0)]
-    found = report.auction_findings(sweeps)
-    assert len(found) == 6 and {f.chapter for f in found} == {"05_mechanisms"}
-    assert all(f.verdict in report.VERDICTS[:3] for f in found)
+    sweeps = [budget_sweep([20.0, 60.0], n_workers=20, trials=5, seed=0),
+              worker_sweep([20, 40], trials=5, seed=0)]
+    found = report.auction_claims(sweeps)
+    assert [c.statement for c in found] == [text for text, _, _ in PAPER_CLAIMS]
+    for claim, (_, better, worse) in zip(found, PAPER_CLAIMS, strict=True):
+        above = np.concatenate([medians_above(s, better, worse) for s in sweeps])
+        assert claim.verdict == share_verdict(list(above))  # every point of both sweeps
+        assert claim.finding.startswith(
+            f"median higher at Figure 4: {above[:2].mean():.0%} of points, "
+            f"Figure 5: {above[2:].mean():.0%} of points")
+        assert claim.finding.endswith("(see the chapter)") != bool(above.all())
 
 
 def _runs(shares_ours):
@@ -96,15 +96,14 @@ def _runs(shares_ours):
 
 
 def test_table_verdicts():
-    found = report.table_findings(_runs({"mnist": 1.0, "fashion": 0.5}))
-    by_claim = {f.claim: f for f in found}
+    found = report.table_claims(_runs({"mnist": 1.0, "fashion": 0.5}))
+    by_claim = {c.statement: c for c in found}
     only_clean = by_claim["ours selects only workers with data accuracy 1.0 in the last 45 tasks"]
     assert only_clean.verdict == "partly"
     share = by_claim["ours: share of dacc 1.0 winners (the paper's number)"]
     assert share.verdict == "partly"  # mnist 1.000 as the paper's, fashion 0.500
-    assert f"mnist: ours 1.0000, paper {TABLE2['ours']['mnist']:.4f}" in share.ours
-    counts = report.verdict_counts(found)
-    assert sum(counts.values()) == len(found) and list(counts) == list(report.VERDICTS)
+    assert f"mnist: ours 1.0000, paper {TABLE2['ours']['mnist']:.4f}" in share.finding
+    assert "Fashion-MNIST: share 0.5000 (does not hold)" in only_clean.finding
 
 
 def test_every_reading_names_its_parameter_and_chapter():

@@ -138,8 +138,20 @@ def test_first_task_shows_where_parameters_enter(tiny):
     for key in ("beta1=0.25", "beta1=2", "initial_reputation=0.3"):
         assert diff[key]["Re"], key  # the reputation update reads these parameters
         assert not diff[key]["re"] and not diff[key]["training"]
-    assert sens.first_task_claims(tiny) == dict.fromkeys(
-        ("winners", "training", "re", "theta", "beta1", "beta2"), True)
+    claims = sens.first_task_claims(tiny)
+    assert _holds(tiny) == dict.fromkeys(CLAIMS, True)
+    assert claims[0].finding == "the same as the center run in all 5 runs"
+    assert claims[-1].finding == "beta2 is not swept"  # holds trivially
+    assert claims[4].finding.startswith("mean over the winners of |Re - Re^0| at beta1 = "
+                                        "0.25, 0.5, 2: ")
+
+
+#: What :func:`~fedlib.experiments.sensitivity.first_task_claims` checks, in its order.
+CLAIMS = ("winners", "training", "re", "theta", "beta1", "beta2")
+
+
+def _holds(result):
+    return dict(zip(CLAIMS, (c.holds for c in sens.first_task_claims(result)), strict=True))
 
 
 def _with_first(result, index, **changes):
@@ -153,12 +165,15 @@ def test_first_task_claims_can_fail(tiny):
     center = tiny.center.records[0]
     assert center["Re"] != [TINY_BASE.initial_reputation] * 7  # the center's winners moved
     unmoved = _with_first(tiny, 4, Re=[TINY_BASE.initial_reputation] * 7)  # beta1 = 2
-    assert sens.first_task_claims(unmoved)["beta1"] is False
+    assert _holds(unmoved)["beta1"] is False
+    assert sens.first_task_claims(unmoved)[4].finding.endswith("steps the other way")
     other = _with_first(tiny, 1, winners=center["winners"][::-1])  # theta = 0.2
-    claims = sens.first_task_claims(other)
+    claims = _holds(other)
     assert claims["winners"] is False and claims["training"] is True
+    assert (sens.first_task_claims(other)[0].finding
+            == "differs from the center run in theta=0.2")
     retrained = _with_first(tiny, 5, rounds={"test_loss": [0.0, 0.0]})  # Re^0 = 0.3
-    assert sens.first_task_claims(retrained)["training"] is False
+    assert _holds(retrained)["training"] is False
 
 
 # ---------------------------------------------------------------------- summaries

@@ -122,9 +122,6 @@ def test_tables_html(fast_runs):
     t2 = fviz.mechanism_table_html(federated.table2_rows(mnist))
     assert t2.count("<tr") == 2 + len(TABLE_MECHANISMS) and "0.4903" in t2
     assert '<th colspan="3"' in t2 and ">MNIST<" in t2 and "Fashion" not in t2
-    claims = federated.paper_claims({**mnist})
-    html = fviz.claims_html(claims, ["mnist"])
-    assert html.count("<tr>") == 1 + len(claims) and ("holds" in html)
     kv = fviz.key_value_html({"seed": 0, "budget": 60.0, "redrawn": True, "label": "<x>"})
     assert ">0<" in kv and ">60<" in kv and ">True<" in kv and "&lt;x&gt;" in kv
     rows = fviz.key_value_html([{"a": 1, "b": "x"}, {"a": 2, "b": "y"}], ["b"])

@@ -159,23 +159,3 @@ def test_explorer_reports_an_impossible_setting():
     assert "Cannot run" in explorer.status.value
     explorer.bid_spread.value = 2.0
     assert explorer.result.error is None
-
-
-def test_claims_table_html(budget_result, worker_result):
-    from fedlib.experiments.auction_sweeps import PAPER_CLAIMS, check_claims
-    from fedlib.viz.mechanisms import claims_table_html
-
-    checks = check_claims(budget_result) + check_claims(worker_result, "budget")
-    text = claims_table_html(checks)
-    assert text.count("<tr>") == 1 + 2 * len(PAPER_CLAIMS)
-    assert ">4</td>" in text and ">5</td>" in text and "per budget" in text
-
-
-def test_claims_table_html_single_reading_goes_to_the_caption(budget_result):
-    from fedlib.experiments.auction_sweeps import check_claims
-    from fedlib.viz.mechanisms import claims_table_html
-
-    text = claims_table_html(check_claims(budget_result))
-    assert "<caption>Reading of the metric: per unit paid</caption>" in text
-    assert "<th style='text-align:left;padding:2px 10px'>Reading</th>" not in text
-    assert text.count("<td") == 6 * 6

@@ -1,0 +1,42 @@
+"""Adversarial-workers chapter: the figures and tables of a fast run, and the single-task
+explorer (headless). The experiment itself is tested in tests/experiments/test_adversarial.py."""
+
+from __future__ import annotations
+
+import pytest
+from matplotlib.figure import Figure
+
+from fedlib.experiments import adversarial
+from fedlib.experiments.adversarial import AdversarialConfig
+from fedlib.fl.attacks import Attack
+from fedlib.viz import adversarial as viz
+from fedlib.viz.adversarial_widgets import AttackExplorer
+
+SMALL = dict(n_samples=100, n_val=200, n_test=200, rounds=2)
+
+
+@pytest.fixture(scope="module")
+def fast(data_root):
+    return AdversarialConfig(base=adversarial.scenario_base(device="cpu")).fast().run()
+
+
+def test_figures_and_summary(fast):
+    runs = fast.by_mechanism
+    assert "free-rider" in viz.summary_html(runs)
+    for fig in (viz.selection_figure(runs), viz.payments_figure(runs),
+                viz.pass_rate_figure(runs), viz.accuracy_figure(runs, runs)):
+        assert isinstance(fig, Figure) and fig.axes
+
+
+def test_explorer_reacts_to_its_controls(data_root):
+    explorer = AttackExplorer(**SMALL)
+    assert explorer.figure is not None and explorer.result.outcome.attack.kind == "free_rider"
+    explorer.kind.value = "label_flip"
+    explorer.strength.value = 0.5
+    result = explorer.result
+    assert result.outcome.attack == Attack("label_flip", (0,), 0.5)
+    assert "share of the labels" in explorer.meaning.value
+    explorer.kind.value = "quality_drop"
+    explorer.strength.value = 0.0
+    assert explorer.result.outcome is None and "data accuracy in (0, 1]" in explorer.result.error
+    assert explorer.figure is None

@@ -26,13 +26,9 @@ from typing import Any
 import numpy as np
 
 from fedlib.experiments import multitask
-from fedlib.experiments.multitask import (
-    DEFAULT_BUDGET,
-    PAPER_GROUPS,
-    MultiTaskConfig,
-    MultiTaskResult,
-)
+from fedlib.experiments.multitask import DEFAULT_BUDGET, MultiTaskConfig, MultiTaskResult
 from fedlib.mechanism.mechanisms import MECHANISMS
+from fedlib.paper.settings import PAPER_GROUPS
 
 #: Budgets of the stored sweep.
 SWEEP_BUDGETS: tuple[float, ...] = (30.0, 45.0, 60.0, 75.0, 90.0)

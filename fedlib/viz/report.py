@@ -9,9 +9,10 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from fedlib.experiments.federated import DATASET_LABELS
-from fedlib.experiments.report import VERDICTS, Finding, Reading
+from fedlib.experiments.report import VERDICTS, Finding
 from fedlib.experiments.stored import Provenance
 from fedlib.experiments.verification import FOREIGN_TOLERANCE, Comparison
+from fedlib.paper.readings import Reading
 from fedlib.viz.federated import FONT, _table
 
 #: One colour per verdict, from good news for the paper to bad.

@@ -17,7 +17,7 @@ trial draws ``max(n_workers_list)`` workers and the point ``n`` uses the first `
 Vanilla FL's random order comes from the instance's own seed, so it too is shared.
 
 Approximate Optimal "has full knowledge about all workers' information". By default
-(``optimal_values="re"``, the reading of ``PAPER_NOTES.md``) it maximises the realised
+(``optimal_values="re"``, see :data:`fedlib.paper.readings.READINGS`) it maximises the realised
 ``sum re`` subject to ``sum c <= B``; ``optimal_values="Re"`` uses the accumulated reputations,
 the registry's own default (``fedlib.mechanism.ApproximateOptimal``).
 
@@ -43,6 +43,7 @@ from fedlib.experiments.claims import Claim
 from fedlib.experiments.registry import Options, Records, register
 from fedlib.mechanism import MECHANISMS, synthetic_instance
 from fedlib.mechanism.properties import RTOL
+from fedlib.paper.settings import FIG4_WORKERS, FIG5_BUDGET, PAPER_BUDGETS, PAPER_WORKERS
 
 Per = Literal["payment", "budget"]
 Quantity = Literal["metric", "winners", "budget_used", "markup", "re_per_cost"]
@@ -58,15 +59,8 @@ SHORT_LABELS: dict[str, str] = {
     "ours": "ours", "rrafl": "RRAFL", "vanilla": "Vanilla", "proportional_share": "PropShare",
     "bid_greedy": "BidGreedy", "reputation_greedy": "RepGreedy", "approx_optimal": "ApproxOpt",
     "approx_optimal_exact": "ExactOpt"}
-#: Budgets of our Figure 4 (the paper does not print its axis; B = 125 is its Figure 5 value).
-PAPER_BUDGETS: tuple[float, ...] = tuple(float(b) for b in range(25, 251, 25))
-#: Numbers of workers of our Figure 5 (the paper's Figure 4 uses 100).
-PAPER_WORKERS: tuple[int, ...] = tuple(range(20, 201, 20))
 #: Trials per point at full scale.
 DEFAULT_TRIALS = 1000
-#: Figure 4's number of workers and Figure 5's budget.
-FIG4_WORKERS = 100
-FIG5_BUDGET = 125.0
 _SWEEP_IDS = {"budget": 0, "workers": 1}
 
 

@@ -32,9 +32,10 @@ from fedlib.experiments.grid import (
     GridResult,
     sweep_base,
 )
-from fedlib.experiments.multitask import DEFAULT_BUDGET, PAPER_GROUPS, MultiTaskConfig
+from fedlib.experiments.multitask import DEFAULT_BUDGET, MultiTaskConfig
 from fedlib.experiments.registry import Options, register
 from fedlib.mechanism.mechanisms import MECHANISMS
+from fedlib.paper.settings import PAPER_GROUPS
 
 #: Budgets of the stored sweep.
 SWEEP_BUDGETS: tuple[float, ...] = (30.0, 45.0, 60.0, 75.0, 90.0)

@@ -3,7 +3,7 @@ selections and checks.
 
 The runs are :class:`~fedlib.experiments.multitask.MultiTaskResult` objects (stored or
 computed, see :mod:`fedlib.experiments.stored`); the paper's numbers come from
-:mod:`fedlib.experiments.paper_numbers`.
+:mod:`fedlib.paper.numbers`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from fedlib.experiments import multitask, paper_numbers, verification
+from fedlib.experiments import multitask, verification
 from fedlib.experiments.claims import Claim
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
 from fedlib.mechanism.mechanisms import MECHANISMS
+from fedlib.paper import numbers as paper_numbers
 
 #: Display names of the datasets.
 DATASET_LABELS = {"mnist": "MNIST", "fashion": "Fashion-MNIST"}
@@ -128,7 +129,7 @@ def table1_rows(runs: Mapping[str, MultiTaskResult]) -> list[dict[str, Any]]:
 
     Each row holds ``dataset``, ``quantity``, ``source`` (:data:`OURS`, :data:`PAPER` or
     :data:`DIFF`) and one value per data accuracy of
-    :data:`~fedlib.experiments.paper_numbers.TABLE1_DACCS` (keys are the floats). Ours follows
+    :data:`~fedlib.paper.numbers.TABLE1_DACCS` (keys are the floats). Ours follows
     :func:`~fedlib.experiments.multitask.table1` over all tasks: mean contribution and payment
     over the (worker, task) pairs the group won (NaN if it never won) and the group's mean
     reputation after the last task.

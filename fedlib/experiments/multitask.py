@@ -40,10 +40,9 @@ from fedlib.fl.task import TaskOptions, TaskResult, run_task, seed_sequence, tor
 from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
 from fedlib.mechanism.mechanisms import MECHANISMS, Allocation
 from fedlib.mechanism.reputation import BETA1, BETA2, INITIAL_REPUTATION, ReputationLedger
+from fedlib.paper.settings import PAPER_GROUPS
 from fedlib.runtime import progress
 
-#: Workers of Tables 1-3 as (data accuracy, count): 15 x 1.0, 5 x 0.7, 5 x 0.4, 5 x 0.1.
-PAPER_GROUPS: tuple[tuple[float, int], ...] = ((1.0, 15), (0.7, 5), (0.4, 5), (0.1, 5))
 #: Our budget per task; the paper does not state it. With ``Re^0 = 0.5`` for everyone the
 #: first auction picks the cheapest bids, i.e. the noisiest workers. At B = 60 it reaches into
 #: the dacc 1.0 group (about 14 winners), the noisy workers then fail the leave-one-out check

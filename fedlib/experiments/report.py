@@ -4,25 +4,23 @@ Each ``*_claims`` function turns the evidence a chapter computes (with the same 
 functions) into :class:`~fedlib.experiments.claims.Claim` objects; the report chapter gathers
 them with those of the other analyses.
 
-:data:`READINGS` lists every place where the paper is silent or ambiguous: the reading fedlib
-implements by default, the alternative and the parameter that selects it.
+The places where the paper is silent or ambiguous, and what fedlib does there, are
+:data:`fedlib.paper.readings.READINGS`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from fedlib.experiments import contribution_checks, multitask
 from fedlib.experiments.auction_sweeps import FIGURES, PAPER_CLAIMS, SweepResult, medians_above
-from fedlib.experiments.auction_walkthrough import time_select
 from fedlib.experiments.claims import Claim
 from fedlib.experiments.contribution import ContributionResult
 from fedlib.experiments.federated import paper_claims
 from fedlib.experiments.multitask import MultiTaskResult
-from fedlib.experiments.paper_numbers import TABLE2, TABLE3
+from fedlib.experiments.selection_timing import time_select
 from fedlib.mechanism import (
     MECHANISMS,
     Instance,
@@ -34,11 +32,9 @@ from fedlib.mechanism import (
     select,
     truthfulness,
 )
+from fedlib.paper.examples import CASE3, CASE3_LIE, THEOREM4, THEOREM4_LIE
+from fedlib.paper.numbers import TABLE2, TABLE3
 
-#: Theorem 4's counterexample (PAPER_NOTES.md): worker 0 bids its cost 4, or lies with 6.
-THEOREM4_INSTANCE = Instance(bids=[4.0, 4.5, 100.0], Re=[1.0, 1.0, 1.0], budget=10.0,
-                             re=[0.5, 1.0, 1.0])
-THEOREM4_LIE = 6.0
 #: Numbers of workers timed for Theorem 3.
 SCALING_SIZES = (10_000, 100_000, 1_000_000)
 
@@ -49,20 +45,21 @@ SCALING_SIZES = (10_000, 100_000, 1_000_000)
 def _theorem4_counterexample() -> tuple[float, float]:
     """Worker 0's utility of Theorem 4's counterexample bidding its cost, and lying."""
     ours = MECHANISMS["ours"]
+    counterexample = Instance(*THEOREM4)
     utilities = []
-    for bid in (THEOREM4_INSTANCE.costs[0], THEOREM4_LIE):
-        allocation, payments = outcome(ours, THEOREM4_INSTANCE,
-                                       np.array([bid, *THEOREM4_INSTANCE.bids[1:]]))
+    for bid in (counterexample.costs[0], THEOREM4_LIE):
+        allocation, payments = outcome(ours, counterexample,
+                                       np.array([bid, *counterexample.bids[1:]]))
         won = bool(allocation.selected[0])
-        utilities.append(float(payments[0] - THEOREM4_INSTANCE.costs[0]) if won else 0.0)
+        utilities.append(float(payments[0] - counterexample.costs[0]) if won else 0.0)
     return utilities[0], utilities[1]
 
 
 def _case3_counterexample() -> tuple[int, int]:
     """Winners k at the true cost 8 and k' at the bid 2 in the proof's Case 3 example
-    (B = 10, Re = (1, 1), the other worker bids 1): the proof claims k' <= k."""
-    at_cost = select([8.0, 1.0], [1.0, 1.0], 10.0).selected.sum()
-    at_bid = select([2.0, 1.0], [1.0, 1.0], 10.0).selected.sum()
+    (:data:`fedlib.paper.examples.CASE3`): the proof claims k' <= k."""
+    at_cost = select(CASE3.bids, CASE3.Re, CASE3.budget).selected.sum()
+    at_bid = select([CASE3_LIE, *CASE3.bids[1:]], CASE3.Re, CASE3.budget).selected.sum()
     return int(at_cost), int(at_bid)
 
 
@@ -112,7 +109,8 @@ def theorem_claims(n_instances: int, seed: int) -> list[Claim]:
 
 
 def aggregation_claim(contrib: Sequence[float], quality: Sequence[float]) -> Claim:
-    """The aggregation weight as printed: its quality score cancels (PAPER_NOTES item 3).
+    """The aggregation weight as printed: its quality score cancels (Section 4.2; the reading
+    "Aggregation weight omega" of :data:`fedlib.paper.readings.READINGS`).
 
     ``contrib`` and ``quality`` are any contribution scores and leave-one-out loss changes of
     passing workers; the printed and the corrected denominators are compared.
@@ -207,64 +205,3 @@ def table_claims(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[Claim]
             "; ".join(f"{d}: ours {ours(runs[d, 'ours']):.4f}, paper {paper['ours'][d]:.4f}"
                       for d in datasets), close))
     return claims
-
-
-# ------------------------------------------------------------------------- readings
-
-
-@dataclass(frozen=True)
-class Reading:
-    """A place where the paper is silent or ambiguous, and what fedlib does.
-
-    Attributes
-    ----------
-    topic, paper, default, alternative, parameter, chapter : str
-        What is open, what the paper says, fedlib's default reading, the alternative, the
-        fedlib parameter that selects it, and the chapter that measures the difference.
-    """
-
-    topic: str
-    paper: str
-    default: str
-    alternative: str
-    parameter: str
-    chapter: str
-
-
-#: Every reading the project had to choose (PAPER_NOTES.md), in the paper's order.
-READINGS: tuple[Reading, ...] = (
-    Reading("Equal-weighted benchmark", "compares ours with an 'equal-weighted' benchmark",
-            "mean true-class probability with equal sample weights",
-            "local model accuracy (plotted as its own curve)",
-            "fedlib.mechanism.contributions(weighted=False)", "01_contribution"),
-    Reading("Aggregation weight omega", "denominator printed with quality_score_i",
-            "quality_score_j: omega proportional to contribution x quality",
-            "as printed (the quality score cancels)",
-            "TaskOptions.denominator = 'corrected' | 'printed'", "02_reputation"),
-    Reading("Eq. (9)", "ends with Re^tau", "Re^(tau-1) (the previous reputation)",
-            "as printed (circular)", "fixed: the printed form is not computable",
-            "02_reputation"),
-    Reading("Denominator of p'_i", "Algorithm 1: sum of re over S; proof of Theorem 1: sum "
-            "of Re", "sum of re over S", "sum of Re over S",
-            "ex_post_payments(temp_denominator='re' | 'Re')", "04_proofs"),
-    Reading("Initial reputation Re^0", "not given", "0.5 for every worker", "any value",
-            "MultiTaskConfig.initial_reputation", "10_sensitivity"),
-    Reading("Budget of Tables 1-3", "not given", "B = 60 per task", "any budget",
-            "MultiTaskConfig.budget (reproduce tables --budget)", "06_federated"),
-    Reading("Bids in Tables 1-3", "drawn from a range; not said whether per task",
-            "redrawn before every task", "one draw for the whole run",
-            "MultiTaskConfig.redraw_bids", "06_federated"),
-    Reading("Model across tasks", "not said", "a fresh model for every task",
-            "the previous task's global model carried over",
-            "MultiTaskConfig.fresh_model (reproduce tables --carry-model)", "06_federated"),
-    Reading("Metric of Figures 4-5", "'ex-post utility of unit payments'",
-            "sum of re over winners / sum of payments", "per unit of budget",
-            "auction_sweeps per = 'payment' | 'budget'", "05_mechanisms"),
-    Reading("Approximate Optimal", "full information, maximise utility",
-            "ratio greedy re / c, better of it and the best single worker",
-            "exact 0/1 knapsack", "MECHANISMS['approx_optimal'] | exact variant",
-            "05_mechanisms"),
-    Reading("Trials per point (Figures 4-5), seeds (Figures 2-3)", "not given",
-            "1000 worker pools per point; 5 seeds", "any", "chapter parameters",
-            "05_mechanisms"),
-)

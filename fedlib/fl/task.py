@@ -1,7 +1,8 @@
 """One federated task: global rounds of training, contribution measurement, the quality check and
 aggregation, then the task's contribution, trust and internal reputation.
 
-Each global round ``t`` (the data flow of DESIGN.md):
+Each global round ``t`` (Section 4 of the paper; the readings where it is silent are in
+:data:`fedlib.paper.readings.READINGS`):
 
 1. every submitting worker trains a local model from the global one (1 epoch of SGD);
 2. ``P[i, j]``, worker ``i``'s probability of the true label of validation sample ``j``;

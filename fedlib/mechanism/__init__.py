@@ -1,9 +1,11 @@
 """The paper's mathematics: contribution, quality check, reputation, Algorithm 1, benchmarks.
 
-numpy only: importing this package never imports torch. Equation numbers follow the count in
-``PAPER_NOTES.md``: (1) utility, (2) sample weight, (3) contribution, (4) Gompertz input,
-(5) internal reputation, (6) moving average, (7) n+, (8) n-, (9) Re_i - Re_j, (10) h, (11) g,
-(12) alpha, (13) Re update, (14) rho*, (15) p_up, (16) p_i.
+numpy only: importing this package never imports torch. Equation numbers count the paper's
+displayed equations in order (listed in :mod:`fedlib.paper`): (1) utility, (2) sample weight,
+(3) contribution, (4) Gompertz input, (5) internal reputation, (6) moving average, (7) n+,
+(8) n-, (9) Re_i - Re_j, (10) h, (11) g, (12) alpha, (13) Re update, (14) rho*, (15) p_up,
+(16) p_i. Where the paper is silent or ambiguous, the reading implemented here is listed in
+:data:`fedlib.paper.readings.READINGS`.
 
 Modules: ``contribution`` (Eqs. (2)-(3)), ``quality`` (quality check, omega), ``reputation``
 (Eqs. (4)-(13)), ``auction`` (Algorithm 1, Eqs. (14)-(16)), ``mechanisms`` (ours and the six

@@ -1,8 +1,9 @@
 """Figures of Algorithm 1 and its theorems: selection, payments, utility against bid, scaling.
 
 Pure functions returning :class:`matplotlib.figure.Figure`; the numbers come from
-:mod:`fedlib.mechanism` and :mod:`fedlib.experiments.auction_walkthrough`. Workers are labelled
-1-based ("worker 1" is index 0), as in the paper.
+:mod:`fedlib.mechanism` and the analyses of :mod:`fedlib.experiments` (``auction_steps``,
+``misreporting``, ``payment_comparison``, ``selection_timing``). Workers are labelled 1-based
+("worker 1" is index 0), as in the paper.
 """
 
 from __future__ import annotations
@@ -14,14 +15,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from fedlib.experiments.auction_walkthrough import (
-    GainSweep,
-    PaymentBreakdown,
-    PaymentRatios,
-    ScalingResult,
-    UtilityCurve,
-    worker_label,
-)
+from fedlib.experiments.auction_steps import PaymentBreakdown, worker_label
+from fedlib.experiments.misreporting import GainSweep, UtilityCurve
+from fedlib.experiments.payment_comparison import PaymentRatios
+from fedlib.experiments.selection_timing import ScalingResult
 from fedlib.mechanism import Auction
 from fedlib.viz.style import (
     COST,

@@ -18,7 +18,6 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from fedlib.experiments import paper_numbers
 from fedlib.experiments.budget_sweep import BudgetSweepResult, BudgetWindow, SteadyState
 from fedlib.experiments.federated import (
     DATASET_LABELS,
@@ -33,6 +32,7 @@ from fedlib.experiments.federated import (
 from fedlib.experiments.multitask import MultiTaskResult
 from fedlib.experiments.stored import Provenance
 from fedlib.mechanism import MECHANISMS
+from fedlib.paper import numbers as paper_numbers
 from fedlib.table import Markup, fixed_point, html_table
 from fedlib.viz.style import DATASET_COLORS, FONT, NEUTRAL, group_color, mechanism_style
 

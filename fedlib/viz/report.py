@@ -10,10 +10,10 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from fedlib.experiments.federated import DATASET_LABELS
-from fedlib.experiments.report import Reading
 from fedlib.experiments.stored import Provenance
 from fedlib.experiments.tolerance import FOREIGN_TOLERANCE
 from fedlib.experiments.verification import Comparison
+from fedlib.paper.readings import Reading
 from fedlib.table import Markup, html_table
 from fedlib.viz.claims import chapter_link
 from fedlib.viz.style import FONT

@@ -9,11 +9,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fedlib.experiments import federated, multitask, paper_numbers
+from fedlib.experiments import federated, multitask
 from fedlib.experiments.claims import share_verdict
 from fedlib.experiments.federated import DIFF, OURS, PAPER
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig, MultiTaskResult
 from fedlib.fl.task import TaskOptions
+from fedlib.paper import numbers as paper_numbers
 
 GROUPS = ((1.0, 3), (0.7, 1), (0.4, 1), (0.1, 2))
 DATASETS = ("mnist", "fashion")

@@ -15,7 +15,7 @@ from fedlib.experiments.auction_sweeps import (
 from fedlib.experiments.claims import share_verdict
 from fedlib.experiments.contribution import ContributionConfig, ContributionResult
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig, MultiTaskResult
-from fedlib.experiments.paper_numbers import TABLE2
+from fedlib.paper.numbers import TABLE2
 
 
 def test_theorems():
@@ -104,9 +104,3 @@ def test_table_verdicts():
     assert share.verdict == "partly"  # mnist 1.000 as the paper's, fashion 0.500
     assert f"mnist: ours 1.0000, paper {TABLE2['ours']['mnist']:.4f}" in share.finding
     assert "Fashion-MNIST: share 0.5000 (does not hold)" in only_clean.finding
-
-
-def test_every_reading_names_its_parameter_and_chapter():
-    assert len({r.topic for r in report.READINGS}) == len(report.READINGS)
-    assert all(r.parameter and r.chapter[:2].isdigit() for r in report.READINGS)
-    assert np.all([r.default != r.alternative for r in report.READINGS])

@@ -10,6 +10,7 @@ from hypothesis import given
 from mech_strategies import FAST, MANY, instances, scale
 
 from fedlib.mechanism import Instance, ex_ante_payments, ex_post_payments, select
+from fedlib.paper.examples import CASE3, CASE3_LIE, THEOREM4, THEOREM4_LIE
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
@@ -62,14 +63,14 @@ def test_ex_post_payments_by_hand() -> None:
 
 
 def test_theorem_4_counterexample() -> None:
-    costs, Re, re, budget = [4.0, 4.5, 100.0], [1.0, 1.0, 1.0], [0.5, 1.0, 1.0], 10.0
+    costs, Re, budget, re = THEOREM4
     truthful = select(costs, Re, budget)
     assert truthful.winners.tolist() == [0, 1] and truthful.rho_star == 5.0
     p = ex_post_payments(truthful, re)
     # p_1 = min(5, max(10 * 0.5 / 1.5, 5 * 0.5)) = 10/3, so u_1 = 10/3 - 4 = -0.67.
     assert p[0] == pytest.approx(10 / 3) and p[0] - costs[0] == pytest.approx(-0.67, abs=5e-3)
     # Bidding 6: 4.5 <= 10 passes, 6 <= 10/2 fails: worker 1 loses, utility 0 > -0.67.
-    lie = select([6.0, 4.5, 100.0], Re, budget)
+    lie = select([THEOREM4_LIE, *costs[1:]], Re, budget)
     assert not lie.selected[0]
     # The ex-ante variant pays p_up = 5 >= 4: truthful bidding is best again.
     assert ex_ante_payments(truthful)[0] - costs[0] == 1.0
@@ -79,10 +80,11 @@ def test_theorem_4_counterexample() -> None:
 
 def test_case_3_claim_k_prime_at_most_k_is_false() -> None:
     # Worker 0 with cost 8 against a bid of 1: 1 <= 10, 8 <= 10/2 fails, so k = 1.
-    assert select([8.0, 1.0], [1.0, 1.0], 10.0).k == 1
+    costs, Re, budget, _ = CASE3
+    assert select(costs, Re, budget).k == 1
     # Bidding 2: 1 <= 10, 2 <= 5, so k' = 2 > k; but rho* = min(inf, 10/2) = 5 < 8 = cost.
-    lie = select([2.0, 1.0], [1.0, 1.0], 10.0)
-    assert lie.k == 2 and lie.upper[0] - 8.0 == -3.0
+    lie = select([CASE3_LIE, *costs[1:]], Re, budget)
+    assert lie.k == 2 and lie.upper[0] - costs[0] == -3.0
 
 
 def _largest_k(instance: Instance) -> list[int]:

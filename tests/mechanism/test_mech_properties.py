@@ -23,10 +23,11 @@ from fedlib.mechanism import (
     truthfulness,
 )
 from fedlib.mechanism.mechanisms import RRAFL
+from fedlib.paper.examples import THEOREM4
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
-THEOREM_4 = Instance([4.0, 4.5, 100.0], [1.0, 1.0, 1.0], 10.0, [0.5, 1.0, 1.0])
+THEOREM_4 = Instance(*THEOREM4)
 
 
 @dataclass(frozen=True)

@@ -7,16 +7,13 @@ import pytest
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from fedlib.experiments.auction_walkthrough import (
-    SYNTHETIC_BUDGETS,
-    SYNTHETIC_WORKERS,
-    gain_sweep,
-    payment_breakdown,
-    payment_ratios,
-    time_select,
-    utility_curve,
-)
+from fedlib.experiments.auction_steps import payment_breakdown
+from fedlib.experiments.misreporting import gain_sweep, utility_curve
+from fedlib.experiments.payment_comparison import payment_ratios
+from fedlib.experiments.selection_timing import time_select
 from fedlib.mechanism import Instance, select, synthetic_instance
+from fedlib.paper.examples import BOOK_AUCTION, THEOREM4, THEOREM4_HONEST
+from fedlib.paper.settings import FIG5_BUDGET, PAPER_BUDGETS, PAPER_WORKERS
 from fedlib.viz.auction import (
     gain_figure,
     payment_ratio_figure,
@@ -27,10 +24,8 @@ from fedlib.viz.auction import (
 )
 from fedlib.viz.auction_widgets import AuctionExplorer, UtilityExplorer
 
-BIDS = [3, 5, 2.5, 6, 4, 7]
-RE = [0.9, 0.6, 0.5, 0.8, 0.95, 0.4]
-RE_REALISED = [0.95, 0.6, 0.3, 0.8, 0.8, 0.4]
-COUNTER = Instance([4, 4.5, 100], [1, 1, 1], 10, [0.5, 1, 1])
+BIDS, RE, BUDGET, RE_REALISED = BOOK_AUCTION
+COUNTER = Instance(*THEOREM4)
 
 
 def _legend_texts(ax) -> list[str]:
@@ -42,7 +37,7 @@ def _legend_texts(ax) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 def test_selection_figure_draws_bars_budget_curve_and_rho_star():
-    a = select(BIDS, RE, 15)
+    a = select(BIDS, RE, BUDGET)
     fig = selection_figure(a)
     assert isinstance(fig, Figure) and len(fig.axes) == 1
     ax = fig.axes[0]
@@ -63,12 +58,12 @@ def test_selection_figure_edge_cases():
     nobody = selection_figure(select([5, 6], [1, 1], 1))
     assert not any(t.startswith("$\\rho^*$ =") for t in _legend_texts(nobody.axes[0]))
     assert any(t.startswith("$\\rho^*$ =") for t in _legend_texts(zero.axes[0]))
-    huge = selection_figure(select([4, 4.5, 100], [1, 1, 1], 10))
+    huge = selection_figure(select(COUNTER.bids, COUNTER.Re, COUNTER.budget))
     assert any("cut" in t.get_text() for t in huge.axes[0].texts)
 
 
 def test_payments_figure_compares_ex_ante_and_ex_post():
-    br = payment_breakdown(select(BIDS, RE, 15), RE_REALISED)
+    br = payment_breakdown(select(BIDS, RE, BUDGET), RE_REALISED)
     fig = payments_figure(br)
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     left, right = fig.axes
@@ -83,7 +78,7 @@ def test_payments_figure_compares_ex_ante_and_ex_post():
 
 
 def test_utility_figure_marks_true_cost_and_critical_bid():
-    honest = Instance([4, 4.5, 100], [1, 1, 1], 10, [1, 1, 1])
+    honest = Instance(*THEOREM4_HONEST)
     curves = [utility_curve(honest, 0), utility_curve(COUNTER, 0)]
     ante = [utility_curve(honest, 0, "rrafl"), utility_curve(COUNTER, 0, "rrafl")]
     fig = utility_figure(curves, ex_ante=ante)
@@ -107,8 +102,8 @@ def test_utility_figure_marks_true_cost_and_critical_bid():
 
 def test_gain_ratio_and_scaling_figures():
     rng = np.random.default_rng(0)
-    b = gain_sweep("budget", SYNTHETIC_BUDGETS[:3], 40, 5, rng)
-    w = gain_sweep("n_workers", SYNTHETIC_WORKERS[:3], 125.0, 5, rng)
+    b = gain_sweep("budget", PAPER_BUDGETS[:3], 40, 5, rng)
+    w = gain_sweep("n_workers", PAPER_WORKERS[:3], FIG5_BUDGET, 5, rng)
     fig = gain_figure(b, w)
     assert len(fig.axes) == 2 and fig.axes[0].get_xlabel() == "budget $B$"
     assert any("paid below cost" in t for t in _legend_texts(fig.axes[0]))
@@ -126,10 +121,10 @@ def test_gain_ratio_and_scaling_figures():
 # --------------------------------------------------------------------------------------------
 
 def test_auction_explorer_renders_and_reports():
-    e = AuctionExplorer(BIDS, RE, RE_REALISED, 15)
+    e = AuctionExplorer(BIDS, RE, RE_REALISED, BUDGET)
     r = e.result
     assert r.error is None and r.winners == [0, 4, 2]
-    assert r.budget_used <= 15 + 1e-9 and r.budget_used_ex_ante <= 15 + 1e-9
+    assert r.budget_used <= BUDGET + 1e-9 and r.budget_used_ex_ante <= BUDGET + 1e-9
     assert r.honest[0] and r.dishonest[2] and r.dishonest[4]
     assert r.utilities[2] < 0  # the dishonest worker 3 is paid below its bid
     assert "dishonest" in e.summary.value and "Budget used" in e.summary.value
@@ -149,7 +144,7 @@ def test_auction_explorer_more_budget_selects_at_least_as_many_and_never_overspe
 
 
 def test_auction_explorer_edits_and_errors():
-    e = AuctionExplorer(BIDS, RE, RE_REALISED, 15)
+    e = AuctionExplorer(BIDS, RE, RE_REALISED, BUDGET)
     e.re.value = "1, 1, 1, 1, 1, 1"
     assert not e.result.dishonest.any()
     assert np.allclose(e.result.payments.ex_post, e.result.auction.upper)

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from fedlib.experiments import budget_sweep, federated, paper_numbers
+from fedlib.experiments import budget_sweep, federated
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig
 from fedlib.mechanism import MECHANISMS
+from fedlib.paper import numbers as paper_numbers
 from fedlib.viz import federated as fviz
 
 

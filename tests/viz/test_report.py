@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import html
 
-from fedlib.experiments.report import READINGS
 from fedlib.experiments.stored import Provenance
-from fedlib.experiments.verification import FOREIGN_TOLERANCE, Comparison
+from fedlib.experiments.tolerance import FOREIGN_TOLERANCE
+from fedlib.experiments.verification import Comparison
+from fedlib.paper.readings import READINGS
 from fedlib.viz.report import compute_figure, drift_figure, readings_html
 
 

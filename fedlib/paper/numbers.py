@@ -5,9 +5,8 @@ Horizontal Federated Learning with Reputation and Contribution Measurement", Sec
 ("Experiment"): Table 1 (``tab:contribution_reward_reputation``, contribution, reputation and
 payment per data accuracy, "in 50 tasks"), Table 2 (``tab:proportion_acc1``, share of the
 selected workers with data accuracy 1.0, last 45 tasks) and Table 3 (``tab:loss``, average loss
-of the global models). Copied from ``paper/paper.tex`` as transcribed in the project's
-``PAPER_NOTES.md``. The paper labels Fashion-MNIST's third row of Table 1 "Reward"; it is the
-same quantity as MNIST's "Payment".
+of the global models), copied from the paper's LaTeX source. The paper labels Fashion-MNIST's
+third row of Table 1 "Reward"; it is the same quantity as MNIST's "Payment".
 """
 
 from __future__ import annotations

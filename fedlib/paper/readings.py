@@ -1,0 +1,121 @@
+"""Where the paper is silent, ambiguous or wrong, and what fedlib does there.
+
+Every place where implementing the paper needed a decision is one :class:`Reading`, in the
+paper's order: what the paper says (with its section, equation or algorithm line), the reading
+fedlib implements by default, the alternative, the fedlib parameter that selects it ("fixed"
+when the alternative is not implemented, with the function that holds the decision) and the
+chapter that shows or measures the difference. The reproducibility chapter renders
+:data:`READINGS` as a table; docstrings that depend on a reading point here.
+
+Equation numbers count the paper's displayed equations in order (see :mod:`fedlib.paper`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A place where the paper is silent or ambiguous, and what fedlib does.
+
+    Attributes
+    ----------
+    topic, paper, default, alternative, parameter, chapter : str
+        What is open, what the paper says, fedlib's default reading, the alternative, the
+        fedlib parameter that selects it, and the chapter that measures the difference.
+    """
+
+    topic: str
+    paper: str
+    default: str
+    alternative: str
+    parameter: str
+    chapter: str
+
+
+#: Every reading fedlib implements, in the paper's order.
+READINGS: tuple[Reading, ...] = (
+    Reading("Zero probabilities in Eq. (2)", "Section 4.1 weighs samples by -ln P_ij, infinite "
+            "when a model gives the true label probability 0",
+            "P_ij clipped to [1e-12, 1] before the logarithm",
+            "no floor (one zero probability takes all the weight)",
+            "fixed: fedlib.mechanism.contribution.P_FLOOR", "01_contribution"),
+    Reading("Worker set U of Eqs. (2)-(3)", "Section 4.1: 'the worker set U', per global round",
+            "the workers that submitted a model in the round (also for the max-normalisation)",
+            "every worker of the task", "fixed: fedlib.mechanism.round_contributions",
+            "01_contribution"),
+    Reading("Equal-weighted benchmark", "Section 6 (Figures 2-3) compares ours with an "
+            "'equal-weighted' benchmark",
+            "mean true-class probability with equal sample weights",
+            "local model accuracy (plotted as its own curve)",
+            "fedlib.mechanism.contributions(weighted=False)", "01_contribution"),
+    Reading("Label noise of data accuracy", "Section 6: 'by modifying the label to another'",
+            "exactly round((1 - dacc) n) labels, each set to one of the other nine classes",
+            "each label changed independently with probability 1 - dacc",
+            "fixed: fedlib.fl.workers.flip_labels", "01_contribution"),
+    Reading("Losses l and l_-i of the quality check", "Section 4.2: the loss of 'the global "
+            "model' with and without worker i; the aggregation is not said",
+            "plain average of the submitted local models, with and without worker i",
+            "the omega-weighted model (circular: omega needs the check)",
+            "fixed: fedlib.fl.task.run_task", "02_reputation"),
+    Reading("Nobody passes the quality check", "Section 4.2: 'only the passed local model can "
+            "participate in the model aggregation'; silent when none passes",
+            "keep the previous global model", "aggregate every submitted model",
+            "fixed: fedlib.fl.task.run_task", "02_reputation"),
+    Reading("Eq. (4) without any check", "0 / 0 for a worker with no pass and no failure",
+            "x = 0 (trust exp(-1))", "no trust without evidence (x = -1)",
+            "fixed: fedlib.mechanism.trust_input", "02_reputation"),
+    Reading("Aggregation weight omega", "Section 4.2: denominator printed with "
+            "quality_score_i",
+            "quality_score_j: omega proportional to contribution x quality",
+            "as printed (the quality score cancels)",
+            "TaskOptions.denominator = 'corrected' | 'printed'", "02_reputation"),
+    Reading("Eq. (9)", "ends with Re^tau", "Re^(tau-1) (the previous reputation)",
+            "as printed (circular)", "fixed: the printed form is not computable",
+            "02_reputation"),
+    Reading("Counters in Eq. (12)", "Eqs. (7)-(8) and (12) do not say whether alpha uses "
+            "n+ and n- before or after this task",
+            "update n+ and n- first, then alpha and Eq. (13); losers keep Re and counters",
+            "alpha from the counters before the task",
+            "fixed: fedlib.mechanism.update_reputation", "02_reputation"),
+    Reading("Ties and Re = 0 in Algorithm 1", "line 1 sorts by b/Re; ties and Re_i = 0 are "
+            "not treated", "ties by worker index; Re_i = 0 has density +inf and never wins",
+            "random tie-break", "fixed: fedlib.mechanism.select", "03_auction"),
+    Reading("rho* when every worker wins", "Eq. (14) uses b_(k+1)/Re_(k+1), undefined when "
+            "k = |U|", "b_(k+1)/Re_(k+1) = +inf, so rho* = B / sum of Re over S",
+            "the last winner's density (pays less)", "fixed: fedlib.mechanism.select",
+            "03_auction"),
+    Reading("Denominator of p'_i", "Algorithm 1: sum of re over S; proof of Theorem 1: sum "
+            "of Re", "sum of re over S", "sum of Re over S",
+            "ex_post_payments(temp_denominator='re' | 'Re')", "04_proofs"),
+    Reading("Metric of Figures 4-5", "'ex-post utility of unit payments'",
+            "sum of re over winners / sum of payments", "per unit of budget",
+            "auction_sweeps per = 'payment' | 'budget'", "05_mechanisms"),
+    Reading("Approximate Optimal", "full information, maximise utility",
+            "ratio greedy re / c, better of it and the best single worker",
+            "exact 0/1 knapsack", "MECHANISMS['approx_optimal'] | exact variant",
+            "05_mechanisms"),
+    Reading("Values of Approximate Optimal", "Section 6: it has 'full knowledge about all "
+            "workers' information'", "the realised re (Figures 4-5)",
+            "the accumulated Re (the registry's own default)",
+            "auction_sweeps optimal_values = 're' | 'Re'", "05_mechanisms"),
+    Reading("Initial reputation Re^0", "not given", "0.5 for every worker", "any value",
+            "MultiTaskConfig.initial_reputation", "10_sensitivity"),
+    Reading("Budget of Tables 1-3", "not given", "B = 60 per task", "any budget",
+            "MultiTaskConfig.budget (reproduce tables --budget)", "06_federated"),
+    Reading("Bids in Tables 1-3", "drawn from a range; not said whether per task",
+            "redrawn before every task", "one draw for the whole run",
+            "MultiTaskConfig.redraw_bids", "06_federated"),
+    Reading("Model across tasks", "not said", "a fresh model for every task",
+            "the previous task's global model carried over",
+            "MultiTaskConfig.fresh_model (reproduce tables --carry-model)", "06_federated"),
+    Reading("Tasks and payments of Tables 1-3", "Table 1: 'in 50 tasks'; Table 2: the last "
+            "45 tasks; Table 1's 'Payment' not defined",
+            "the last 45 of 50 tasks for every table; payment = mean over the tasks a worker "
+            "won", "every task; payment averaged over all tasks (0 when losing)",
+            "MultiTaskConfig.eval_from; table1 'payment_per_task'", "06_federated"),
+    Reading("Trials per point (Figures 4-5), seeds (Figures 2-3)", "not given",
+            "1000 worker pools per point; 5 seeds", "any", "chapter parameters",
+            "05_mechanisms"),
+)

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 import torch
 from torch import Tensor
 
-from fedlib.fl.batched import BATCHED_NETS, Params, Stacked, sample_losses
+from fedlib.fl.batched import BATCHED_NETS, Params, Stacked, sample_losses, with_loo_averages
 from fedlib.fl.device import resolve_device
 from fedlib.fl.inputs import EngineInputs
 from fedlib.fl.models import make_model
@@ -68,29 +68,6 @@ def batch_orders(k: int, n: int, epochs: int, generator: torch.Generator) -> Ten
             raise ValueError(f"{name} must be at least 1, got {value}")
     perms = [torch.randperm(n, generator=generator) for _ in range(k * epochs)]
     return torch.stack(perms).view(k, epochs, n)
-
-
-def _with_averages(a: Tensor, dim: int, keep: bool) -> Tensor:
-    """Append to k entries along ``dim`` their k leave-one-out means and their mean.
-
-    With ``S`` the sum of the entries ``a_i``, the result holds (when ``keep``) the entries
-    themselves, then ``(S - a_i) / (k - 1)`` for every i, formed in one step, then ``S / k``:
-    2k + 1 entries, or k + 1 without ``keep``. It serves stacked parameters (``dim=0``) and,
-    by linearity, first-layer pre-activations. The result has the memory layout of ``a`` (the
-    same order of strides). For k = 1 the leave-one-out mean does not exist and is NaN.
-    """
-    k = a.shape[dim]
-    first = k if keep else 0
-    order = sorted(range(a.dim()), key=a.stride, reverse=True)
-    shape = list(a.shape)
-    shape[dim] = first + k + 1
-    out = a.new_empty([shape[d] for d in order]).permute([order.index(d) for d in range(a.dim())])
-    if keep:
-        out.narrow(dim, 0, k).copy_(a)
-    mean = torch.mean(a, dim, keepdim=True, out=out.narrow(dim, first + k, 1))
-    inv = 1.0 / (k - 1) if k > 1 else float("nan")
-    torch.sub(mean * (k * inv), a, alpha=inv, out=out.narrow(dim, first, k))
-    return out
 
 
 class BatchedEngine:
@@ -317,7 +294,7 @@ class BatchedEngine:
         stacked
             The k local models.
         weights
-            (k,) aggregation weights (e.g. omega), any float dtype; not renormalised.
+            (k,) aggregation weights (e.g. omega, Section 4.2), any float dtype; not renormalised.
 
         Returns
         -------
@@ -428,7 +405,7 @@ class BatchedEngine:
         stacked, k = self._inputs.params(stacked, "stacked", stacked=True)
         images, labels = self._inputs.data(images, labels, ())
         if loo:
-            models = {key: _with_averages(value, 0, probs) for key, value in stacked.items()}
+            models = {key: with_loo_averages(value, 0, probs) for key, value in stacked.items()}
         else:
             models = stacked
         combine = loo and self._net.combine_first_stage
@@ -438,7 +415,7 @@ class BatchedEngine:
         for start in range(0, len(labels), chunk):
             x, y = images[start : start + chunk], labels[start : start + chunk]
             if combine:
-                z = _with_averages(self._net.first_shared(stacked, x), 1, probs)
+                z = with_loo_averages(self._net.first_shared(stacked, x), 1, probs)
             else:
                 z = self._net.first_shared(models, x)
             nll = sample_losses(self._net.rest(models, z), y)

@@ -38,8 +38,9 @@ import torch
 from torch import nn
 
 from fedlib.fl import reference
+from fedlib.fl.batched import Stacked
 from fedlib.fl.device import resolve_device
-from fedlib.fl.engine import BatchedEngine, Stacked, batch_orders
+from fedlib.fl.engine import BatchedEngine, batch_orders
 from fedlib.fl.models import make_model
 
 TRAIN_SAMPLES = 1000

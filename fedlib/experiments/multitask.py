@@ -33,8 +33,9 @@ import torch
 from fedlib.experiments.registry import Options, Records, register
 from fedlib.experiments.task_store import TaskStore, task_key
 from fedlib.fl.attacks import Attack, check_attacks, for_task
+from fedlib.fl.batched import Params
 from fedlib.fl.data import DATASETS
-from fedlib.fl.engine import BatchedEngine, Params
+from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import MODEL_FOR_DATASET
 from fedlib.fl.task import TaskOptions, TaskResult, run_task, seed_sequence, torch_threads
 from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets

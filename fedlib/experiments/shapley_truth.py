@@ -42,7 +42,8 @@ from fedlib.experiments.contribution import (
     _setup,
 )
 from fedlib.experiments.contribution_checks import kendall_tau, rank_correlation
-from fedlib.fl.engine import BatchedEngine, Params, Stacked
+from fedlib.fl.batched import Params, Stacked
+from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import preprocess
 from fedlib.fl.task import run_task, seed_sequence, torch_threads
 from fedlib.mechanism.contribution import round_contributions

@@ -31,7 +31,8 @@ from typing import Any
 import torch
 
 import fedlib
-from fedlib.fl.engine import BatchedEngine, Params
+from fedlib.fl.batched import Params
+from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.task import SeedLike, TaskOptions, TaskResult, seed_sequence
 from fedlib.fl.workers import PublisherSets, WorkerPool
 

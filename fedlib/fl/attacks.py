@@ -39,7 +39,7 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
-from fedlib.fl.engine import Params, Stacked
+from fedlib.fl.batched import Params, Stacked
 from fedlib.fl.models import NUM_CLASSES
 from fedlib.fl.task import SeedLike, seed_sequence, torch_generator
 from fedlib.fl.workers import WorkerPool, flip_labels

@@ -42,7 +42,6 @@ MD5 = {
 }
 
 SPLIT_PREFIX = {"train": "train", "test": "t10k"}
-SPLIT_SIZE = {"train": 60_000, "test": 10_000}
 
 
 class DataError(ValueError):

@@ -11,7 +11,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from fedlib.fl.engine import Params, Stacked
+from fedlib.fl.batched import Params, Stacked
 from fedlib.fl.models import make_model
 
 

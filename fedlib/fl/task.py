@@ -29,7 +29,8 @@ from typing import Any, Literal
 import numpy as np
 import torch
 
-from fedlib.fl.engine import BatchedEngine, Params, Stacked, batch_orders
+from fedlib.fl.batched import Params, Stacked
+from fedlib.fl.engine import BatchedEngine, batch_orders
 from fedlib.fl.models import preprocess
 from fedlib.fl.workers import PublisherSets, WorkerPool
 from fedlib.mechanism.contribution import contributions, round_contributions, task_contributions

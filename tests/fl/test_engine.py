@@ -9,10 +9,10 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from fedlib.fl import engine as engine_module
 from fedlib.fl import reference
+from fedlib.fl.batched import Params, Stacked
 from fedlib.fl.device import resolve_device
-from fedlib.fl.engine import BatchedEngine, Params, Stacked, batch_orders
+from fedlib.fl.engine import BatchedEngine, batch_orders
 from fedlib.fl.models import MODEL_FOR_DATASET, PIXEL_MEAN, PIXEL_STD, make_model, preprocess
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
@@ -229,17 +229,6 @@ def test_cpu_training_is_bit_reproducible() -> None:
     first = engine.train_local(theta, images, labels, orders)
     second = engine.train_local(theta, images, labels, orders)
     assert all(torch.equal(first[key], second[key]) for key in first)
-
-
-def test_pooling_sends_tied_gradients_to_the_first_maximum_like_max_pool2d() -> None:
-    x = torch.randint(0, 3, (2, 3, 8, 8)).double().requires_grad_(True)
-    grad = torch.randn(2, 3, 4, 4, dtype=torch.float64)
-    ours = engine_module._pool(engine_module._split_windows(x))
-    expected = F.max_pool2d(x, 2)
-    assert torch.equal(ours, expected)
-    (grad_ours,) = torch.autograd.grad(ours, x, grad)
-    (grad_expected,) = torch.autograd.grad(expected, x, grad)
-    assert torch.equal(grad_ours, grad_expected)
 
 
 # ---------------------------------------------------------------------- bad input

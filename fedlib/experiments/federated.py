@@ -26,6 +26,79 @@ DATASET_LABELS = {"mnist": "MNIST", "fashion": "Fashion-MNIST"}
 OURS, PAPER, DIFF = "ours", "paper", "ours - paper"
 
 
+# ------------------------------------------------------- Tables 1-3 of one run
+
+
+def _chosen(result: MultiTaskResult, all_tasks: bool) -> tuple[dict[str, Any], ...]:
+    return result.records if all_tasks else result.evaluated
+
+
+def _wins(records: Sequence[dict[str, Any]], config: MultiTaskConfig,
+          field_name: str) -> dict[float, list[float]]:
+    """A winner field over ``records``, pooled by the winners' data accuracy."""
+    pooled: dict[float, list[float]] = {float(d): [] for d, _ in config.groups}
+    for record in records:
+        for worker, value in zip(record["winners"], record[field_name], strict=True):
+            pooled[float(config.daccs[worker])].append(value)
+    return pooled
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(np.mean(values)) if len(values) else float("nan")
+
+
+def table1(result: MultiTaskResult, *, all_tasks: bool = True) -> dict[float, dict[str, float]]:
+    """Table 1: per data-accuracy group, over all tasks (the paper: "in 50 tasks") or, with
+    ``all_tasks=False``, over the evaluated ones.
+
+    Returns, for each dacc, a dict with
+
+    * ``contribution``: mean task contribution over the (worker, task) pairs the group won;
+    * ``reputation``: mean accumulated reputation ``Re`` of the group's workers after the
+      last task;
+    * ``mean_reputation``: mean ``Re`` of the group's workers after each task;
+    * ``payment``: mean payment over the (worker, task) pairs the group won (the paper's
+      "Payment"; a winner with ``re = 0`` is paid 0 by ours; NaN for a group that never won);
+    * ``payment_per_task``: mean payment over all tasks and the group's workers, 0 when losing;
+    * ``wins``: number of (worker, task) pairs won.
+    """
+    config, records = result.config, _chosen(result, all_tasks)
+    daccs = config.daccs
+    contributions = _wins(records, config, "contribution")
+    payments = _wins(records, config, "payments")
+    Re = np.array([record["Re"] for record in records]).reshape(-1, daccs.size)
+    out = {}
+    for dacc, _ in config.groups:
+        members = daccs == dacc
+        out[float(dacc)] = {
+            "contribution": _mean(contributions[dacc]),
+            "reputation": float(Re[-1, members].mean()) if len(Re) else float("nan"),
+            "mean_reputation": float(Re[:, members].mean()) if len(Re) else float("nan"),
+            "payment": _mean(payments[dacc]),
+            "payment_per_task": (float(np.sum(payments[dacc]) / (len(Re) * members.sum()))
+                                 if len(Re) else float("nan")),
+            "wins": len(payments[dacc]),
+        }
+    return out
+
+
+def table2(result: MultiTaskResult, dacc: float = 1.0) -> float:
+    """Table 2: share of the selected (worker, task) pairs whose data accuracy is ``dacc``,
+    over the evaluated tasks (NaN if nobody was selected)."""
+    chosen = np.concatenate([result.config.daccs[r["winners"]] for r in result.evaluated]
+                            or [np.empty(0)])
+    return float(np.mean(chosen == dacc)) if chosen.size else float("nan")
+
+
+def table3(result: MultiTaskResult) -> float:
+    """Table 3: mean test loss of the final global model over the evaluated tasks that had
+    winners (a task without winners trains no model and is left out)."""
+    return _mean([r["rounds"]["test_loss"][-1] for r in result.evaluated if r["winners"]])
+
+
+# ---------------------------------------------------------------------- the book
+
+
 def open_choices(config: MultiTaskConfig) -> dict[str, Any]:
     """The settings the paper leaves open, and the scale, as stored in ``config``."""
     return {
@@ -130,13 +203,13 @@ def table1_rows(runs: Mapping[str, MultiTaskResult]) -> list[dict[str, Any]]:
     Each row holds ``dataset``, ``quantity``, ``source`` (:data:`OURS`, :data:`PAPER` or
     :data:`DIFF`) and one value per data accuracy of
     :data:`~fedlib.paper.numbers.TABLE1_DACCS` (keys are the floats). Ours follows
-    :func:`~fedlib.experiments.multitask.table1` over all tasks: mean contribution and payment
+    :func:`table1` over all tasks: mean contribution and payment
     over the (worker, task) pairs the group won (NaN if it never won) and the group's mean
     reputation after the last task.
     """
     rows = []
     for dataset, run in runs.items():
-        ours = multitask.table1(run)
+        ours = table1(run)
         paper = paper_numbers.TABLE1[dataset]
         for quantity in paper_numbers.TABLE1_QUANTITIES:
             values = {d: ours[d][quantity] for d in paper_numbers.TABLE1_DACCS}
@@ -234,7 +307,7 @@ def paper_claims(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[Claim]
                            ("payment", "rewards")):
         holds, detail = {}, {}
         for dataset in datasets:
-            t1 = multitask.table1(runs[dataset, "ours"])
+            t1 = table1(runs[dataset, "ours"])
             values = [t1[d][quantity] for d in daccs]
             values = [0.0 if quantity == "payment" and not np.isfinite(v) else v
                       for v in values]
@@ -242,8 +315,8 @@ def paper_claims(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[Claim]
             detail[dataset] = ", ".join(f"{v:.3f}" for v in values)
         claims.append(_per_dataset("1", f"workers with higher data accuracy obtain higher "
                                    f"{word} (dacc 0.1 < 0.4 < 0.7 < 1.0)", holds, detail))
-    shares = {key: multitask.table2(run) for key, run in runs.items()}
-    losses = {key: multitask.table3(run) for key, run in runs.items()}
+    shares = {key: table2(run) for key, run in runs.items()}
+    losses = {key: table3(run) for key, run in runs.items()}
     claims.append(_per_dataset(
         "2", "ours selects only workers with data accuracy 1.0 in the last 45 tasks",
         {d: shares[d, "ours"] == 1.0 for d in datasets},
@@ -280,11 +353,11 @@ def fresh_vs_carried(fresh: Mapping[tuple[str, str], MultiTaskResult],
         base = fresh[dataset, mechanism]
         rows.append({
             "run": f"{MECHANISMS[mechanism].label}, {DATASET_LABELS[dataset]}",
-            "share dacc 1.0, fresh model": round(multitask.table2(base), 4),
-            "share dacc 1.0, carried": round(multitask.table2(run), 4),
+            "share dacc 1.0, fresh model": round(table2(base), 4),
+            "share dacc 1.0, carried": round(table2(run), 4),
             "share dacc 1.0, paper": paper_numbers.TABLE2[mechanism][dataset],
-            "loss, fresh model": round(multitask.table3(base), 4),
-            "loss, carried": round(multitask.table3(run), 4),
+            "loss, fresh model": round(table3(base), 4),
+            "loss, carried": round(table3(run), 4),
             "loss, paper": paper_numbers.TABLE3[mechanism][dataset],
         })
     return rows
@@ -344,9 +417,9 @@ def machine_spread(first: Mapping[tuple[str, str], MultiTaskResult],
                  + ("auction" if stops[0].round is None else f"round {stops[0].round}"))
         rows.append({
             "dataset": DATASET_LABELS[key[0]], "mechanism": MECHANISMS[key[1]].label,
-            "share, first": multitask.table2(run), "share, second": multitask.table2(other),
-            "share moved": multitask.table2(other) - multitask.table2(run),
-            "loss, first": multitask.table3(run), "loss, second": multitask.table3(other),
-            "loss moved": multitask.table3(other) - multitask.table3(run),
+            "share, first": table2(run), "share, second": table2(other),
+            "share moved": table2(other) - table2(run),
+            "loss, first": table3(run), "loss, second": table3(other),
+            "loss moved": table3(other) - table3(run),
             "the runs part at": where})
     return rows

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -418,73 +418,3 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
             if on_task is not None:
                 on_task(run.records[-1])
     return MultiTaskResult(config, tuple(run.records), run.seconds)
-
-
-# ---------------------------------------------------------------------- summaries
-
-
-def _chosen(result: MultiTaskResult, all_tasks: bool) -> tuple[dict[str, Any], ...]:
-    return result.records if all_tasks else result.evaluated
-
-
-def _wins(records: Sequence[dict[str, Any]], config: MultiTaskConfig,
-          field_name: str) -> dict[float, list[float]]:
-    """A winner field over ``records``, pooled by the winners' data accuracy."""
-    pooled: dict[float, list[float]] = {float(d): [] for d, _ in config.groups}
-    for record in records:
-        for worker, value in zip(record["winners"], record[field_name], strict=True):
-            pooled[float(config.daccs[worker])].append(value)
-    return pooled
-
-
-def _mean(values: Sequence[float]) -> float:
-    return float(np.mean(values)) if len(values) else float("nan")
-
-
-def table1(result: MultiTaskResult, *, all_tasks: bool = True) -> dict[float, dict[str, float]]:
-    """Table 1: per data-accuracy group, over all tasks (the paper: "in 50 tasks") or, with
-    ``all_tasks=False``, over the evaluated ones.
-
-    Returns, for each dacc, a dict with
-
-    * ``contribution``: mean task contribution over the (worker, task) pairs the group won;
-    * ``reputation``: mean accumulated reputation ``Re`` of the group's workers after the
-      last task;
-    * ``mean_reputation``: mean ``Re`` of the group's workers after each task;
-    * ``payment``: mean payment over the (worker, task) pairs the group won (the paper's
-      "Payment"; a winner with ``re = 0`` is paid 0 by ours; NaN for a group that never won);
-    * ``payment_per_task``: mean payment over all tasks and the group's workers, 0 when losing;
-    * ``wins``: number of (worker, task) pairs won.
-    """
-    config, records = result.config, _chosen(result, all_tasks)
-    daccs = config.daccs
-    contributions = _wins(records, config, "contribution")
-    payments = _wins(records, config, "payments")
-    Re = np.array([record["Re"] for record in records]).reshape(-1, daccs.size)
-    out = {}
-    for dacc, _ in config.groups:
-        members = daccs == dacc
-        out[float(dacc)] = {
-            "contribution": _mean(contributions[dacc]),
-            "reputation": float(Re[-1, members].mean()) if len(Re) else float("nan"),
-            "mean_reputation": float(Re[:, members].mean()) if len(Re) else float("nan"),
-            "payment": _mean(payments[dacc]),
-            "payment_per_task": (float(np.sum(payments[dacc]) / (len(Re) * members.sum()))
-                                 if len(Re) else float("nan")),
-            "wins": len(payments[dacc]),
-        }
-    return out
-
-
-def table2(result: MultiTaskResult, dacc: float = 1.0) -> float:
-    """Table 2: share of the selected (worker, task) pairs whose data accuracy is ``dacc``,
-    over the evaluated tasks (NaN if nobody was selected)."""
-    chosen = np.concatenate([result.config.daccs[r["winners"]] for r in result.evaluated]
-                            or [np.empty(0)])
-    return float(np.mean(chosen == dacc)) if chosen.size else float("nan")
-
-
-def table3(result: MultiTaskResult) -> float:
-    """Table 3: mean test loss of the final global model over the evaluated tasks that had
-    winners (a task without winners trains no model and is left out)."""
-    return _mean([r["rounds"]["test_loss"][-1] for r in result.evaluated if r["winners"]])

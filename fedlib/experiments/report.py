@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from fedlib.experiments import contribution_checks, multitask
+from fedlib.experiments import contribution_checks, federated
 from fedlib.experiments.auction_sweeps import FIGURES, PAPER_CLAIMS, SweepResult, medians_above
 from fedlib.experiments.claims import Claim
 from fedlib.experiments.contribution import ContributionResult
@@ -196,8 +196,8 @@ def table_claims(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[Claim]
     claims = paper_claims(runs)
     datasets = list(dict.fromkeys(d for d, _ in runs))
     for table, paper, ours, fmt in (
-            ("Table 2", TABLE2, multitask.table2, "share of dacc 1.0 winners"),
-            ("Table 3", TABLE3, multitask.table3, "average loss of the global model")):
+            ("Table 2", TABLE2, federated.table2, "share of dacc 1.0 winners"),
+            ("Table 3", TABLE3, federated.table3, "average loss of the global model")):
         close = [abs(ours(runs[d, "ours"]) - paper["ours"][d]) <= 0.05 * abs(paper["ours"][d])
                  for d in datasets]
         claims.append(Claim.from_checks(

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fedlib.experiments import multitask
+from fedlib.experiments import federated
 from fedlib.experiments.budget_sweep import BudgetSweepConfig, BudgetSweepResult
 from fedlib.experiments.claims import Claim
 from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, Grid, GridResult, sweep_base
@@ -204,8 +204,8 @@ def outcomes(run: MultiTaskResult) -> dict[str, Any]:
             group_paid[float(config.daccs[worker])] += paid / len(evaluated)
     paid = sum(group_paid.values())
     return {
-        "share": multitask.table2(run),
-        "loss": multitask.table3(run),
+        "share": federated.table2(run),
+        "loss": federated.table3(run),
         "winners": float(np.mean([len(r["winners"]) for r in evaluated])),
         "group_paid": group_paid,
         "paid": paid,

@@ -47,7 +47,7 @@ def test_table1_rows(runs):
     rows = federated.table1_rows(ours)
     assert len(rows) == 2 * 3 * 3
     for dataset in DATASETS:
-        t1 = multitask.table1(ours[dataset])
+        t1 = federated.table1(ours[dataset])
         for quantity in paper_numbers.TABLE1_QUANTITIES:
             block = {r["source"]: r for r in rows
                      if r["dataset"] == dataset and r["quantity"] == quantity}
@@ -66,11 +66,11 @@ def test_table2_and_3_rows(runs):
     assert [r["mechanism"] for r in t2] == list(TABLE_MECHANISMS)
     for row in t2:
         for d in DATASETS:
-            assert row[d][OURS] == multitask.table2(runs[d, row["mechanism"]])
+            assert row[d][OURS] == federated.table2(runs[d, row["mechanism"]])
             assert row[d][PAPER] == paper_numbers.TABLE2[row["mechanism"]][d]
             assert row[d][DIFF] == pytest.approx(row[d][OURS] - row[d][PAPER])
     assert t3[0]["label"] == "Our mechanism"
-    assert t3[2][DATASETS[1]][OURS] == multitask.table3(runs["fashion", "vanilla"])
+    assert t3[2][DATASETS[1]][OURS] == federated.table3(runs["fashion", "vanilla"])
     t1 = federated.table1_rows({d: runs[d, "ours"] for d in DATASETS})
     assert federated.check_tables(t1, t2, t3, DATASETS, TABLE_MECHANISMS) == []
     # the check can fail: a missing row, a missing dataset, a NaN statistic
@@ -93,7 +93,7 @@ def test_selection_and_trajectories(runs):
         assert sorted(np.flatnonzero(chosen[:, t])) == sorted(record["winners"])
     traj = federated.group_trajectories(run)
     assert list(traj) == [1.0, 0.7, 0.4, 0.1]
-    t1 = multitask.table1(run)
+    t1 = federated.table1(run)
     for dacc, g in traj.items():
         assert g.Re_mean.shape == (3,)
         assert np.all(g.Re_min <= g.Re_mean + 1e-12) and np.all(g.Re_mean <= g.Re_max + 1e-12)
@@ -109,7 +109,7 @@ def test_final_model_and_round_curves(runs):
     assert series["loss"][0] == run.records[0]["rounds"]["test_loss"][-1]
     curves = federated.round_curves(run, "test_acc")
     assert curves.shape == (2, 2)  # two evaluated tasks, two rounds
-    assert np.nanmean(series["loss"][1:]) == pytest.approx(multitask.table3(run))
+    assert np.nanmean(series["loss"][1:]) == pytest.approx(federated.table3(run))
     empty = MultiTaskResult(run.config, (
         {**run.records[0], "task": 1, "winners": [], "rounds": {"test_loss": [],
                                                                "test_acc": []}},), 0.0)
@@ -137,15 +137,15 @@ def test_paper_claims(runs):
     assert [c.where for c in claims] == ["Table 1"] * 3 + ["Table 2"] * 2 + ["Table 3"] * 2
     for claim in claims:  # one statement over both datasets, their numbers in the finding
         assert claim.finding.startswith("MNIST: ") and "; Fashion-MNIST: " in claim.finding
-    shares = {d: multitask.table2(runs[d, "ours"]) for d in DATASETS}
+    shares = {d: federated.table2(runs[d, "ours"]) for d in DATASETS}
     only_clean = [share == 1.0 for share in shares.values()]
     assert claims[3].holds == all(only_clean)
     assert claims[3].verdict == share_verdict(only_clean)
     mnist = claims[3].finding.split("; ")[0]
     assert mnist.startswith(f"MNIST: share {shares['mnist']:.4f}")
     assert mnist.endswith("(does not hold)") == (shares["mnist"] != 1.0)
-    smallest = [multitask.table3(runs[d, "ours"])
-                <= min(multitask.table3(runs[d, m]) for m in TABLE_MECHANISMS) for d in DATASETS]
+    smallest = [federated.table3(runs[d, "ours"])
+                <= min(federated.table3(runs[d, m]) for m in TABLE_MECHANISMS) for d in DATASETS]
     assert claims[5].holds == all(smallest)
     assert claims[5].verdict == share_verdict(smallest)
 
@@ -177,8 +177,8 @@ def test_fresh_vs_carried(runs):
     carried = {("fashion", "ours"): runs["fashion", "bid_greedy"]}  # any other run will do
     (row,) = federated.fresh_vs_carried(runs, carried)
     assert row["run"] == "Our mechanism, Fashion-MNIST"
-    assert row["share dacc 1.0, fresh model"] == round(multitask.table2(fresh), 4)
-    assert row["loss, carried"] == round(multitask.table3(runs["fashion", "bid_greedy"]), 4)
+    assert row["share dacc 1.0, fresh model"] == round(federated.table2(fresh), 4)
+    assert row["loss, carried"] == round(federated.table3(runs["fashion", "bid_greedy"]), 4)
     assert row["share dacc 1.0, paper"] == 1.0 and row["loss, paper"] == 0.8924
 
 
@@ -187,7 +187,7 @@ def test_machine_spread_reports_moves_and_where_the_runs_part(runs):
     same = federated.machine_spread(runs, {key: runs[key]})
     assert len(same) == 1 and same[0]["the runs part at"] == "never"
     assert same[0]["share moved"] == 0 and same[0]["loss moved"] == 0
-    assert same[0]["share, first"] == multitask.table2(runs[key])
+    assert same[0]["share, first"] == federated.table2(runs[key])
     # A second machine whose run hires other winners in task 1 (the auction tipped there).
     records = copy.deepcopy(list(runs[key].records))
     records[1]["winners"] = records[1]["winners"][:-1]
@@ -195,4 +195,4 @@ def test_machine_spread_reports_moves_and_where_the_runs_part(runs):
     other = MultiTaskResult(runs[key].config, tuple(records), 0.0)
     moved = federated.machine_spread(runs, {key: other})[0]
     assert moved["the runs part at"] == "task 1, auction"
-    assert moved["share, second"] == multitask.table2(other)
+    assert moved["share, second"] == federated.table2(other)

@@ -9,7 +9,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fedlib.experiments import auction_sweeps, contribution, multitask, results, verification
+from fedlib.experiments import (
+    auction_sweeps,
+    contribution,
+    federated,
+    multitask,
+    results,
+    verification,
+)
 from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.multitask import MultiTaskConfig
 
@@ -63,7 +70,7 @@ def test_load_checks_the_configuration(stored):
     assert loaded.records == json.loads(json.dumps(list(result.records)))
     again = multitask.MultiTaskResult.from_stored(loaded.config, loaded.records,
                                                   loaded.meta["wall_time_s"])
-    assert multitask.table2(again) == multitask.table2(result)
+    assert federated.table2(again) == federated.table2(result)
     with pytest.raises(ValueError, match=r"budget: stored 60\.0, expected 40\.0.*--budget 40"):
         results.load_result(NAME, replace(FAST, budget=40.0), folder)
     paper = MultiTaskConfig(dataset="mnist", device="cpu")

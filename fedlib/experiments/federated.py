@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from fedlib.experiments import multitask, verification
+from fedlib.experiments import verification
 from fedlib.experiments.claims import Claim
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
 from fedlib.mechanism.mechanisms import MECHANISMS
@@ -239,13 +239,13 @@ def _per_mechanism(runs: Mapping[tuple[str, str], MultiTaskResult], paper: Mappi
 def table2_rows(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[dict[str, Any]]:
     """Table 2 (share of dacc 1.0 among the selected, evaluated tasks), one row per mechanism:
     ``mechanism``, ``label`` and per dataset ``{OURS, PAPER, DIFF}``."""
-    return _per_mechanism(runs, paper_numbers.TABLE2, multitask.table2)
+    return _per_mechanism(runs, paper_numbers.TABLE2, table2)
 
 
 def table3_rows(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[dict[str, Any]]:
     """Table 3 (mean test loss of the final global model, evaluated tasks), as
     :func:`table2_rows`."""
-    return _per_mechanism(runs, paper_numbers.TABLE3, multitask.table3)
+    return _per_mechanism(runs, paper_numbers.TABLE3, table3)
 
 
 def check_tables(t1: Sequence[Mapping[str, Any]], t2: Sequence[Mapping[str, Any]],

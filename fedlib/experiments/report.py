@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from fedlib.experiments import contribution_checks, federated
-from fedlib.experiments.auction_sweeps import FIGURES, PAPER_CLAIMS, SweepResult, medians_above
 from fedlib.experiments.claims import Claim
 from fedlib.experiments.contribution import ContributionResult
 from fedlib.experiments.federated import paper_claims
 from fedlib.experiments.multitask import MultiTaskResult
 from fedlib.experiments.selection_timing import time_select
+from fedlib.experiments.sweep_results import FIGURES, PAPER_CLAIMS, SweepResult, medians_above
 from fedlib.mechanism import (
     MECHANISMS,
     Instance,

@@ -9,23 +9,23 @@ import numpy as np
 import pytest
 
 from fedlib.experiments import auction_sweeps as sw
-from fedlib.experiments import registry
+from fedlib.experiments import registry, sweep_results
 from fedlib.experiments.registry import Options
 from fedlib.mechanism import MECHANISMS, synthetic_instance, utility_per_payment
 
 
 @pytest.fixture(scope="module")
-def budget_result() -> sw.SweepResult:
+def budget_result() -> sweep_results.SweepResult:
     return sw.budget_sweep((10.0, 25.0, 125.0, 250.0, 600.0), trials=25, seed=3)
 
 
 @pytest.fixture(scope="module")
-def worker_result() -> sw.SweepResult:
+def worker_result() -> sweep_results.SweepResult:
     return sw.worker_sweep((1, 5, 20, 100, 200), trials=25, seed=4)
 
 
 @pytest.fixture(scope="module", params=["budget", "workers"])
-def result(request, budget_result, worker_result) -> sw.SweepResult:
+def result(request, budget_result, worker_result) -> sweep_results.SweepResult:
     return budget_result if request.param == "budget" else worker_result
 
 
@@ -53,15 +53,15 @@ def test_all_seven_mechanisms_on_every_point(result):
 
 
 def test_budget_never_exceeded(result):
-    feasible = sw.budget_feasible_mechanisms(result)
+    feasible = sweep_results.budget_feasible_mechanisms(result)
     assert feasible == sw.SEVEN  # every mechanism of the paper claims it
-    over = sw.budget_exceeded(result)
+    over = sweep_results.budget_exceeded(result)
     assert all(over[m] == 0 for m in feasible), over
 
 
 def test_budget_feasibility_check_can_fail(budget_result):
     doubled = replace(budget_result, payment=budget_result.payment * 2)
-    assert max(sw.budget_exceeded(doubled).values()) > 0
+    assert max(sweep_results.budget_exceeded(doubled).values()) > 0
 
 
 def test_ours_at_least_rrafl_on_every_instance(result):
@@ -102,18 +102,19 @@ def test_metric_is_utility_per_payment():
             assert (gained, cost) == (float(inst.re[alloc.selected].sum()),
                                       float(inst.bids[alloc.selected].sum()))
             for per in ("payment", "budget"):
-                assert sw.metric(gained, total, inst.budget, per) == pytest.approx(
+                assert sweep_results.metric(gained, total, inst.budget, per) == pytest.approx(
                     utility_per_payment(alloc, pay, inst.re, per=per, budget=inst.budget),
                     rel=1e-12)
 
 
 def test_metric_edge_cases():
-    out = sw.metric(np.array([0.0, 1.0, 2.0]), np.array([0.0, 0.0, 4.0]), 10.0)
+    out = sweep_results.metric(np.array([0.0, 1.0, 2.0]), np.array([0.0, 0.0, 4.0]), 10.0)
     assert np.isnan(out[0]) and out[1] == np.inf and out[2] == 0.5
-    np.testing.assert_array_equal(sw.metric(np.array([1.0, 2.0]), np.array([5.0, 0.0]), 4.0,
-                                            "budget"), [0.25, 0.5])
+    np.testing.assert_array_equal(
+        sweep_results.metric(np.array([1.0, 2.0]), np.array([5.0, 0.0]), 4.0, "budget"),
+        [0.25, 0.5])
     with pytest.raises(ValueError, match="per"):
-        sw.metric(1.0, 1.0, 1.0, "unit")
+        sweep_results.metric(1.0, 1.0, 1.0, "unit")
 
 
 def test_optimal_values_reading_changes_only_the_optimal_benchmark():
@@ -179,20 +180,20 @@ def test_invalid_sweeps_are_rejected(call):
 
 
 def test_summaries_are_ordered_and_tidy(result):
-    for quantity in sw.QUANTITIES:
-        s = sw.summarize(result, quantity=quantity)
+    for quantity in sweep_results.QUANTITIES:
+        s = sweep_results.summarize(result, quantity=quantity)
         assert s.median.shape == (7, len(result.xs))
         assert np.all(s.q25 <= s.median) and np.all(s.median <= s.q75)
-    records = sw.summarize(result).records()
+    records = sweep_results.summarize(result).records()
     assert len(records) == 7 * len(result.xs)
     assert {r["mechanism"] for r in records} == set(sw.SEVEN)
     tidy = result.records()
     assert len(tidy) == 7 * len(result.xs) * result.trials
     assert set(tidy[0]) == {"mechanism", "x", "trial", "metric", "total_payment", "budget",
                             "budget_used", "winners", "sum_re", "sum_cost"}
-    text = sw.summarize(result).text(x_name="B")
+    text = sweep_results.summarize(result).text(x_name="B")
     assert len(text.splitlines()) == 1 + len(result.xs)
-    assert text.splitlines()[0].split() == ["B", *(sw.SHORT_LABELS[m] for m in sw.SEVEN)]
+    assert text.splitlines()[0].split() == ["B", *(sweep_results.SHORT_LABELS[m] for m in sw.SEVEN)]
 
 
 def test_metric_is_re_per_cost_over_markup(result):
@@ -217,15 +218,15 @@ def test_everyone_selected_when_the_budget_covers_every_bid(worker_result):
 
 
 def test_claims_checks(budget_result):
-    claims = {c.statement: c for c in sw.check_claims(budget_result)}
-    assert list(claims) == [text for text, _, _ in sw.PAPER_CLAIMS]
-    above = sw.medians_above(budget_result, "approx_optimal", "ours")
+    claims = {c.statement: c for c in sweep_results.check_claims(budget_result)}
+    assert list(claims) == [text for text, _, _ in sweep_results.PAPER_CLAIMS]
+    above = sweep_results.medians_above(budget_result, "approx_optimal", "ours")
     optimal = claims["Approx. Optimal above ours"]
     assert optimal.where == "Figure 4 (per payment)"
     assert optimal.holds == bool(above.all())
     assert optimal.finding.startswith(f"medians agree at {above.mean():.0%} of the points")
     # per unit of budget ours and RRAFL tie on every instance: the claim fails everywhere
-    budget_reading = {c.statement: c for c in sw.check_claims(budget_result, "budget")}
+    budget_reading = {c.statement: c for c in sweep_results.check_claims(budget_result, "budget")}
     rrafl = budget_reading["ours above RRAFL"]
     assert rrafl.where == "Figure 4 (per budget)" and rrafl.verdict == "not reproduced"
     assert rrafl.finding.endswith("single trials agree 0.0%, ties 100.0%")
@@ -233,12 +234,12 @@ def test_claims_checks(budget_result):
 
 def test_medians_above(budget_result):
     for better, worse in (("ours", "rrafl"), ("rrafl", "ours")):
-        median = sw.summarize(budget_result).median
+        median = sweep_results.summarize(budget_result).median
         expected = median[budget_result.index(better)] > median[budget_result.index(worse)]
-        assert np.array_equal(sw.medians_above(budget_result, better, worse), expected)
+        assert np.array_equal(sweep_results.medians_above(budget_result, better, worse), expected)
     # per unit of budget the two tie on every instance, so neither median is above
-    assert not sw.medians_above(budget_result, "ours", "rrafl", "budget").any()
-    assert not sw.medians_above(budget_result, "rrafl", "ours", "budget").any()
+    assert not sweep_results.medians_above(budget_result, "ours", "rrafl", "budget").any()
+    assert not sweep_results.medians_above(budget_result, "rrafl", "ours", "budget").any()
 
 
 def test_mechanism_table_from_the_registry():
@@ -284,9 +285,9 @@ def test_the_stored_summary_has_a_record_per_mechanism_and_point():
 
 
 def test_gap_decomposition_adds_up(result):
-    parts = sw.gap_decomposition(result)
+    parts = sweep_results.gap_decomposition(result)
     np.testing.assert_allclose(parts["total"], parts["selection"] + parts["markup"],
                                rtol=1e-9, atol=1e-12)
     assert parts["total"].shape == (len(result.xs), result.trials)
-    same = sw.gap_decomposition(result, "ours", "ours")
+    same = sweep_results.gap_decomposition(result, "ours", "ours")
     assert np.all(same["total"] == 0)

@@ -6,15 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from fedlib.experiments import report
-from fedlib.experiments.auction_sweeps import (
-    PAPER_CLAIMS,
-    budget_sweep,
-    medians_above,
-    worker_sweep,
-)
+from fedlib.experiments.auction_sweeps import budget_sweep, worker_sweep
 from fedlib.experiments.claims import share_verdict
 from fedlib.experiments.contribution import ContributionConfig, ContributionResult
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig, MultiTaskResult
+from fedlib.experiments.sweep_results import PAPER_CLAIMS, medians_above
 from fedlib.paper.numbers import TABLE2
 
 

@@ -2,7 +2,8 @@
 
 Reference implementation of Zhang, Wu and Pan, *Auction-Based Ex-Post-Payment Incentive
 Mechanism Design for Horizontal Federated Learning with Reputation and Contribution
-Measurement*. Layers depend downwards only: ``experiments``/``viz`` -> ``fl`` -> ``mechanism``.
+Measurement*. Layers depend downwards only: ``cli``/``viz`` -> ``experiments`` -> ``fl`` ->
+``mechanism``, with ``paper``, ``table``, ``runtime`` and ``book`` at the bottom.
 ``fedlib.mechanism`` is numpy only and never imports torch.
 """
 

@@ -7,7 +7,9 @@ Two pieces of evidence:
   than the paper's 50 (default 20, the first 5 not evaluated). Stored as
   ``results/budgets_<dataset>_<mechanism>.json`` by ``python -m fedlib reproduce budgets``.
 * :func:`steady_state`: the auction alone, played many times with the reputations the paper
-  reports in Table 1 held fixed and the bids redrawn as in the experiment. If Table 2's share
+  reports in Table 1 held fixed and the bids redrawn as in the experiment. Read as the
+  accumulated ``Re`` (our reading of Table 1; if it is the winners' internal ``re`` instead,
+  the losers' reputations are not reported and must come from elsewhere). If Table 2's share
   1.000 holds, no worker with dacc < 1 wins in the last 45 tasks, so (losers keep their
   reputation) their reputations are frozen during those tasks; the dacc 1.0 workers' stay near
   the paper's value. Then the share of clean tasks (every winner has dacc 1.0) and the payment

@@ -72,7 +72,8 @@ READINGS: tuple[Reading, ...] = (
     Reading("Trust weight theta of Eq. (4)", "Section 4.2: 'theta in (0, 0.5) is a predefined "
             "parameter'; its value is not given", "theta = 0.4",
             "any value in (0, 0.5) (chapter 10 runs 0.2 and 0.5)",
-            "TaskOptions.theta (sensitivity THETA_VALUES)", "10_sensitivity"),
+            "TaskOptions.theta (fedlib.mechanism.reputation.THETA; sensitivity THETA_VALUES)",
+            "10_sensitivity"),
     Reading("Eq. (4) without any check", "0 / 0 for a worker with no pass and no failure",
             "x = 0 (trust exp(-1))", "no trust without evidence (x = -1)",
             "fixed: fedlib.mechanism.trust_input", "02_reputation"),
@@ -105,7 +106,8 @@ READINGS: tuple[Reading, ...] = (
     Reading("Metric of Figures 4-5", "'ex-post utility of unit payments'",
             "sum of re over winners / sum of payments", "per unit of budget",
             "auction_sweeps per = 'payment' | 'budget' (SweepConfig, budget_sweep, "
-            "worker_sweep; drawn by plot_sweep, sweep_figure)", "05_mechanisms"),
+            "worker_sweep; drawn by plot_sweep, sweep_figure, labelled by viz.mechanisms.READINGS)",
+            "05_mechanisms"),
     Reading("Budgets of Figure 4", "Section 6: the figure's budget axis is not printed "
             "(Figure 5 uses B = 125)", "B = 25, 50, ..., 250 at n = 100", "any budgets",
             "SweepConfig.xs (fedlib.paper.settings.PAPER_BUDGETS)", "05_mechanisms"),

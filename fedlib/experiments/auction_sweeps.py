@@ -16,10 +16,11 @@ sweep one pool of ``n_workers`` workers per trial serves every budget; in the wo
 trial draws ``max(n_workers_list)`` workers and the point ``n`` uses the first ``n`` of them.
 Vanilla FL's random order comes from the instance's own seed, so it too is shared.
 
-Approximate Optimal "has full knowledge about all workers' information". By default
-(``optimal_values="re"``, see :data:`fedlib.paper.readings.READINGS`) it maximises the realised
-``sum re`` subject to ``sum c <= B``; ``optimal_values="Re"`` uses the accumulated reputations,
-the registry's own default (``fedlib.mechanism.ApproximateOptimal``).
+Approximate Optimal "has full knowledge about all workers' information".
+``fedlib.mechanism.ApproximateOptimal`` maximises the sum of whatever values it is handed in
+place of ``Re``: by default (``optimal_values="re"``, see :data:`fedlib.paper.readings.READINGS`)
+the sweeps hand it the realised ``re``, so it maximises ``sum re`` subject to ``sum c <= B``;
+``optimal_values="Re"`` hands it the accumulated reputations, as the multi-task runs do.
 
 Stored form (``python -m fedlib reproduce mechanisms``, :class:`SweepSummary`): one record per
 (mechanism, x) with the medians, quartiles and means of
@@ -142,7 +143,8 @@ class SweepConfig:
     mechanisms : tuple of str
         Keys of :data:`~fedlib.mechanism.MECHANISMS`.
     optimal_values : {"re", "Re"}
-        What the full-information benchmark maximises (see the module docstring).
+        What the full-information benchmark maximises (a reading of "full knowledge"; see the
+        module docstring).
     distribution : WorkerDistribution
         How the workers are drawn.
     """
@@ -365,7 +367,8 @@ def budget_sweep(budgets: Sequence[float] = PAPER_BUDGETS, n_workers: int = FIG4
     distribution : WorkerDistribution, optional
         How workers are drawn (default: the paper's).
     optimal_values : {"re", "Re"}
-        What Approximate Optimal maximises.
+        What Approximate Optimal maximises (a reading of "full knowledge"; see the module
+        docstring).
 
     Returns
     -------

@@ -101,19 +101,22 @@ class MultiTaskConfig:
     n_tasks : int, default 50
         Tasks in the run.
     eval_from : int, default 5
-        First task (0-based) counted in the statistics: the paper's last 45 of 50.
+        First task (0-based) counted in the statistics: the paper's last 45 of 50 (our reading
+        for Table 1 too, which says "in 50 tasks").
     groups : tuple of (dacc, count), default 15 x 1.0, 5 x 0.7, 5 x 0.4, 5 x 0.1
         The workers' data accuracies.
-    budget : float, default 30
+    budget : float, default 60
         Budget B per task (the paper does not give it).
     initial_reputation : float, default 0.5
         ``Re^0`` of every worker (the paper does not give it).
     beta1, beta2 : float, default 0.5, 0.25
         Constants of the reputation update's attenuation ``g``, Eqs. (11)-(13).
     redraw_bids : bool, default True
-        Draw new bids before every task (False: one draw for the whole run).
+        Draw new bids before every task (False: one draw for the whole run); the paper does
+        not say which.
     fresh_model : bool, default True
-        Start every task from a new model (False: from the previous task's global model).
+        Start every task from a new model (False: from the previous task's global model); the
+        paper does not say which.
     n_samples, n_val, n_test : int, default 1000, 5000, 5000
         Samples per worker, validation and test set sizes.
     task : TaskOptions

@@ -148,7 +148,8 @@ def ex_post_payments(auction: Auction, re: ArrayLike,
         Internal reputations measured in the task (Eq. (5)); losers' entries are ignored.
     temp_denominator : {"re", "Re"}, default "re"
         The sum in ``p'``: over the winners' ``re`` (Algorithm 1 and the text) or their ``Re``
-        (the proof of Theorem 1).
+        (the proof of Theorem 1); the reading "Denominator of p'_i" of
+        :data:`fedlib.paper.readings.READINGS`.
 
     Returns
     -------

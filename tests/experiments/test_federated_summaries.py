@@ -1,5 +1,5 @@
 """Summaries of the multi-task runs for the chapter: tables beside the paper's, trajectories,
-selections, claims and checks; and the paper's numbers."""
+selections and checks; and the paper's numbers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from fedlib.experiments import federated, multitask
-from fedlib.experiments.claims import share_verdict
 from fedlib.experiments.federated import DIFF, OURS, PAPER
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig, MultiTaskResult
 from fedlib.fl.task import TaskOptions
@@ -132,22 +131,15 @@ def test_ours_and_rrafl_are_the_same_run(runs):
         assert not federated.same_runs(runs[d, "ours"], runs[d, "bid_greedy"])
 
 
-def test_paper_claims(runs):
-    claims = federated.paper_claims(runs)
-    assert [c.where for c in claims] == ["Table 1"] * 3 + ["Table 2"] * 2 + ["Table 3"] * 2
-    for claim in claims:  # one statement over both datasets, their numbers in the finding
-        assert claim.finding.startswith("MNIST: ") and "; Fashion-MNIST: " in claim.finding
-    shares = {d: federated.table2(runs[d, "ours"]) for d in DATASETS}
-    only_clean = [share == 1.0 for share in shares.values()]
-    assert claims[3].holds == all(only_clean)
-    assert claims[3].verdict == share_verdict(only_clean)
-    mnist = claims[3].finding.split("; ")[0]
-    assert mnist.startswith(f"MNIST: share {shares['mnist']:.4f}")
-    assert mnist.endswith("(does not hold)") == (shares["mnist"] != 1.0)
-    smallest = [federated.table3(runs[d, "ours"])
-                <= min(federated.table3(runs[d, m]) for m in TABLE_MECHANISMS) for d in DATASETS]
-    assert claims[5].holds == all(smallest)
-    assert claims[5].verdict == share_verdict(smallest)
+def test_per_task_values_behind_tables_2_and_3(runs):
+    for run in runs.values():
+        evaluated = [r for r in run.evaluated if r["winners"]]
+        shares, losses = federated.task_shares(run), federated.task_losses(run)
+        assert shares.shape == losses.shape == (len(evaluated),)
+        assert federated.table3(run) == pytest.approx(losses.mean())
+        for record, share, loss in zip(evaluated, shares, losses, strict=True):
+            clean = run.config.daccs[record["winners"]] == 1.0
+            assert share == clean.mean() and loss == record["rounds"]["test_loss"][-1]
 
 
 def test_open_choices(runs):

@@ -58,8 +58,8 @@ from fedlib.runtime import progress
 DEFAULT_BUDGET = 60.0
 #: The mechanisms of Tables 2-3.
 TABLE_MECHANISMS = ("ours", "rrafl", "vanilla", "bid_greedy", "reputation_greedy")
-#: The mechanisms also run on Fashion-MNIST with the model carried across tasks
-#: (``fresh_model=False``), the reading the paper leaves open that matters there.
+#: The mechanisms also run with the model carried across tasks (``fresh_model=False``), the
+#: reading the paper leaves open, on both datasets.
 CARRIED_MECHANISMS = ("ours", "reputation_greedy")
 #: Round fields stored per task (the rest are cheap to recompute and would bloat the JSON);
 #: ``margin`` (``delta_l - delta``) lets verification on another machine judge every

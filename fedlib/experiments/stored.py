@@ -212,10 +212,10 @@ def federated_results() -> dict[str, Any]:
     """The paper-scale results the chapter "Federated experiments" reads, by name: Tables 1-3
     (both datasets, the mechanisms of :data:`~fedlib.experiments.multitask.TABLE_MECHANISMS`)
     and the budget sweep (:class:`~fedlib.experiments.budget_sweep.BudgetSweepConfig`), and
-    Fashion-MNIST with the model carried across tasks for
+    both datasets with the model carried across tasks for
     :data:`~fedlib.experiments.multitask.CARRIED_MECHANISMS`."""
     configs: list[Any] = [*table_configs().values(), BudgetSweepConfig(),
-                          *table_configs(("fashion",), multitask.CARRIED_MECHANISMS,
+                          *table_configs(mechanisms=multitask.CARRIED_MECHANISMS,
                                          fresh_model=False).values()]
     return {c.result_name(): c for c in configs}
 

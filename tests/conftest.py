@@ -20,6 +20,16 @@ def data_root() -> Path:
     return Path(root)
 
 
+@pytest.fixture(scope="session")
+def adversarial_fast(data_root):
+    """The smoke-sized adversarial scenario, run once for the experiment's and the figures'
+    tests."""
+    from fedlib.experiments import adversarial
+
+    base = adversarial.scenario_base(device="cpu")
+    return adversarial.AdversarialConfig(base=base).fast().run()
+
+
 def pytest_configure(config):
     """In CI (``CI`` set) hypothesis draws the same examples every run, so a red CI always
     reproduces; local runs keep exploring new examples."""

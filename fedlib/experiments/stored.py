@@ -146,10 +146,10 @@ def obtain(config: Experiment, folder: str | os.PathLike[str] | None = None, *,
         In stored mode, if the file is missing or holds another configuration; the message
         names the command that regenerates it.
     """
-    if type(config) not in registry.experiments().values():
+    known = registry.experiments().values()
+    if type(config) not in known:
         raise TypeError(f"obtain() takes a registered experiment configuration "
-                        f"({', '.join(c.__name__ for c in registry.experiments().values())}), "
-                        f"got {type(config).__name__}")
+                        f"({', '.join(c.__name__ for c in known)}), got {type(config).__name__}")
     folder = Path(folder) if folder is not None else results_dir()
     chosen = how or mode()
     command = results.reproduce_command(config, "results")

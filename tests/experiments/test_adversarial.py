@@ -22,9 +22,9 @@ from fedlib.fl.attacks import Attack
 from fedlib.fl.task import TaskOptions
 
 
-@pytest.fixture(scope="module")
-def fast(data_root):
-    return AdversarialConfig(base=adversarial.scenario_base(device="cpu")).fast().run()
+@pytest.fixture
+def fast(adversarial_fast):
+    return adversarial_fast
 
 
 def test_scenario_keeps_seven_honest_clean_workers():

@@ -6,8 +6,6 @@ from __future__ import annotations
 import pytest
 from matplotlib.figure import Figure
 
-from fedlib.experiments import adversarial
-from fedlib.experiments.adversarial import AdversarialConfig
 from fedlib.fl.attacks import Attack
 from fedlib.viz import adversarial as viz
 from fedlib.viz.adversarial_widgets import AttackExplorer
@@ -15,9 +13,9 @@ from fedlib.viz.adversarial_widgets import AttackExplorer
 SMALL = dict(n_samples=100, n_val=200, n_test=200, rounds=2)
 
 
-@pytest.fixture(scope="module")
-def fast(data_root):
-    return AdversarialConfig(base=adversarial.scenario_base(device="cpu")).fast().run()
+@pytest.fixture
+def fast(adversarial_fast):
+    return adversarial_fast
 
 
 def test_figures_and_summary(fast):

@@ -82,7 +82,7 @@ class ContributionConfig:
     ----------
     dataset : {"mnist", "fashion"}, default "mnist"
         The paper uses MNIST (fully connected model).
-    seeds : tuple of int, default (0, 1, 2, 3, 4)
+    seeds : tuple of int, default 0, 1, ..., 19
         One task per case and seed.
     n_samples, n_val, n_test : int, default 1000, 5000, 5000
         Samples per worker, validation and test set sizes.
@@ -94,7 +94,7 @@ class ContributionConfig:
     """
 
     dataset: str = "mnist"
-    seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
+    seeds: tuple[int, ...] = tuple(range(20))
     n_samples: int = 1000
     n_val: int = 5000
     n_test: int = 5000

@@ -40,14 +40,11 @@ SWEEP_TASKS = 20
 SWEEP_ROUND_FIELDS = ("passed", "margin", "test_loss", "test_acc")
 
 
-def keep_rounds(record: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
-    """``record`` with only the round fields ``names`` (sweeps store fewer per task)."""
-    return {**record, "rounds": {name: record["rounds"][name] for name in names}}
-
-
 def _run_and_drop_checkpoint(config: dict[str, Any], checkpoint: str | None,
-                             task_store: str | None) -> tuple[list[dict[str, Any]], float]:
-    result = run_multitask(MultiTaskConfig.from_dict(config), checkpoint, task_store=task_store)
+                             task_store: str | None,
+                             round_fields: Sequence[str]) -> tuple[list[dict[str, Any]], float]:
+    result = run_multitask(MultiTaskConfig.from_dict(config), checkpoint, task_store=task_store,
+                           round_fields=round_fields)
     if checkpoint is not None:
         Path(checkpoint).unlink(missing_ok=True)
     return list(result.records), result.wall_time_s
@@ -68,7 +65,7 @@ def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
         One checkpoint file per configuration (see :func:`run_multitask`); a finished run
         deletes its checkpoint.
     round_fields : sequence of str, default :data:`ROUND_FIELDS`
-        Round fields kept in the returned records (:func:`keep_rounds`).
+        Round fields kept in the returned records.
     task_store : path, optional
         A task store shared with other calls (e.g. the verification of several stored
         results); default: a temporary one for this call.
@@ -99,9 +96,9 @@ def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
     with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as temporary:
         store = str(task_store) if task_store is not None else temporary
         outputs = parallel_map(_run_and_drop_checkpoint,
-                               [(config.to_dict(), path, store)
+                               [(config.to_dict(), path, store, tuple(round_fields))
                                 for config, path in zip(configs, paths, strict=True)], jobs)
-    return [MultiTaskResult(config, tuple(keep_rounds(r, round_fields) for r in records), wall)
+    return [MultiTaskResult(config, tuple(records), wall)
             for config, (records, wall) in zip(configs, outputs, strict=True)]
 
 

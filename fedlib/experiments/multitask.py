@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -328,15 +328,15 @@ def _save_checkpoint(path: Path, state: Mapping[str, Any]) -> None:
 
 
 def _run_one(run: _Run, engine: BatchedEngine, pool: WorkerPool, publisher: PublisherSets,
-             task: int, store: TaskStore | None) -> None:
+             task: int, store: TaskStore | None, round_fields: tuple[str, ...]) -> None:
     """Select, train (or read the task from ``store``), pay and update reputations for task
-    ``task``; append its record."""
+    ``task``; append its record (with the rounds' ``round_fields``)."""
     config = run.config
     bids = _draw_bids(config, task)
     allocation = auction(config, task, run.ledger.Re)
     winners = allocation.winners
     re = np.zeros(bids.size)
-    rounds: dict[str, list[Any]] = {name: [] for name in ROUND_FIELDS}
+    rounds: dict[str, list[Any]] = {name: [] for name in round_fields}
     outcome: dict[str, list[Any]] = {name: [] for name in ("contribution", "n_pass", "n_fail")}
     if winners.size:
         workers, submit = for_task(config.attacks, pool, winners, task,
@@ -354,7 +354,7 @@ def _run_one(run: _Run, engine: BatchedEngine, pool: WorkerPool, publisher: Publ
             key = task_key(engine, workers, publisher, seed, config.task, initial)
             result = store.get_or_run(key, train)
         re[winners] = result.re
-        stored = result.to_dict(ROUND_FIELDS)
+        stored = result.to_dict(round_fields)
         rounds = stored["rounds"]
         outcome = {name: stored[name] for name in outcome}
         run.params = result.final_params
@@ -369,7 +369,8 @@ def _run_one(run: _Run, engine: BatchedEngine, pool: WorkerPool, publisher: Publ
 
 def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | None = None, *,
                   on_task: Callable[[dict[str, Any]], None] | None = None,
-                  task_store: str | os.PathLike[str] | None = None) -> MultiTaskResult:
+                  task_store: str | os.PathLike[str] | None = None,
+                  round_fields: Sequence[str] = ROUND_FIELDS) -> MultiTaskResult:
     """Run (or resume) the multi-task experiment of Tables 1-3.
 
     Parameters
@@ -385,6 +386,8 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
         A :class:`~fedlib.experiments.task_store.TaskStore` folder shared with other runs of
         the same command: a task another run already trained with exactly the same inputs is
         read from it instead of trained again (same records).
+    round_fields : sequence of str, default :data:`ROUND_FIELDS`
+        The :class:`~fedlib.fl.task.RoundRecord` fields each record keeps per round.
 
     Returns
     -------
@@ -418,7 +421,7 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
         for task in progress(range(start, config.n_tasks), desc=config.result_name(),
                              total=config.n_tasks - start):
             began = time.perf_counter()
-            _run_one(run, engine, pool, publisher, task, store)
+            _run_one(run, engine, pool, publisher, task, store, tuple(round_fields))
             run.seconds += time.perf_counter() - began
             if path is not None:
                 _save_checkpoint(path, run.state())

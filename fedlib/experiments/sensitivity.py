@@ -57,26 +57,36 @@ SWEEP_VALUES: tuple[tuple[str, tuple[float, ...]], ...] = (
     ("beta2", BETA2_VALUES), ("initial_reputation", INITIAL_REPUTATION_VALUES))
 #: Parameters that live in the task options (:class:`~fedlib.fl.task.TaskOptions`); the others
 #: are fields of :class:`~fedlib.experiments.multitask.MultiTaskConfig`.
-TASK_PARAMETERS = ("theta", "delta")
-#: Every parameter that can be swept.
+TASK_PARAMETERS = ("theta", "delta", "epochs", "lr", "momentum")
+#: The mechanism's parameters, which this sweep varies.
 PARAMETERS = ("theta", "delta", "beta1", "beta2", "initial_reputation")
+#: Every parameter a one-at-a-time sweep can vary: the mechanism's, the budget, local training
+#: and whether a task starts from a fresh model (1) or the previous task's (0)
+#: (:mod:`fedlib.experiments.coldstart` varies the latter).
+SWEEPABLE = (*PARAMETERS, "budget", "epochs", "lr", "momentum", "fresh_model")
+#: Parameters with integer or boolean values (stored as numbers like the others).
+_CASTS = {"epochs": int, "fresh_model": bool}
 #: Readable names, also of the budget (read from the budget sweep).
 LABELS = {"theta": "θ (trust weight, Eq. 4)", "delta": "δ (leave-one-out threshold)",
           "beta1": "β₁ (Eq. 11)", "beta2": "β₂ (Eq. 11)",
-          "initial_reputation": "Re⁰ (initial reputation)", "budget": "B (budget per task)"}
+          "initial_reputation": "Re⁰ (initial reputation)", "budget": "B (budget per task)",
+          "epochs": "local epochs", "lr": "learning rate", "momentum": "SGD momentum",
+          "fresh_model": "fresh model per task (0: carried)"}
 #: The outcomes of :func:`outcomes` that :func:`effects` compares.
 OUTCOMES = ("share", "loss", "paid", "winners")
 
 
 def parameter_value(config: MultiTaskConfig, name: str) -> float:
-    """The value of parameter ``name`` (a key of :data:`PARAMETERS` or ``"budget"``)."""
-    _check_name(name, (*PARAMETERS, "budget"))
+    """The value of parameter ``name`` (one of :data:`SWEEPABLE`) as a float."""
+    _check_name(name, SWEEPABLE)
     return float(getattr(config.task if name in TASK_PARAMETERS else config, name))
 
 
 def with_parameter(config: MultiTaskConfig, name: str, value: float) -> MultiTaskConfig:
-    """``config`` with parameter ``name`` set to ``value``, validated by the configuration."""
-    _check_name(name, PARAMETERS)
+    """``config`` with parameter ``name`` (one of :data:`SWEEPABLE`) set to ``value``,
+    validated by the configuration."""
+    _check_name(name, SWEEPABLE)
+    value = _CASTS.get(name, float)(value)
     if name in TASK_PARAMETERS:
         return replace(config, task=replace(config.task, **{name: value}))
     return replace(config, **{name: value})
@@ -139,12 +149,14 @@ class SensitivityConfig(Grid):
     axis: ClassVar[str] = "values"
     round_fields: ClassVar[tuple[str, ...]] = SWEEP_ROUND_FIELDS
     accepts: ClassVar[tuple[str, ...]] = ("datasets", "budget", "seed", "fast")
+    #: The parameters this kind of sweep may vary.
+    parameters: ClassVar[tuple[str, ...]] = PARAMETERS
 
     def __post_init__(self) -> None:
         pairs = self.values.items() if isinstance(self.values, Mapping) else self.values
         normalised = []
         for name, values in pairs:
-            _check_name(name, PARAMETERS)
+            _check_name(name, self.parameters)
             numbers = sorted(float(v) for v in values)
             center = parameter_value(self.base, name)
             if not numbers or len(set(numbers)) < len(numbers) or center in numbers:

@@ -29,6 +29,7 @@ from fedlib.book import ROOT
 from fedlib.experiments import adversarial, multitask, registry, results, sensitivity
 from fedlib.experiments.adversarial import AdversarialConfig
 from fedlib.experiments.budget_sweep import BudgetSweepConfig
+from fedlib.experiments.coldstart import ColdStartConfig
 from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.experiments.registry import Experiment
@@ -258,4 +259,12 @@ def adversarial_results() -> dict[str, Any]:
     MNIST runs of its mechanisms."""
     configs: list[Any] = [AdversarialConfig(), *table_configs(
         ("mnist",), adversarial.ADVERSARIAL_MECHANISMS).values()]
+    return {c.result_name(): c for c in configs}
+
+
+def coldstart_results() -> dict[str, Any]:
+    """The paper-scale results the chapter "The cold start on Fashion-MNIST" reads, by name: the
+    cold-start map (:class:`~fedlib.experiments.coldstart.ColdStartConfig`) and the Tables 1-3
+    run of ours on Fashion-MNIST whose first 20 tasks are its default run."""
+    configs: list[Any] = [ColdStartConfig(), *table_configs(("fashion",), ("ours",)).values()]
     return {c.result_name(): c for c in configs}

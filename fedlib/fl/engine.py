@@ -173,10 +173,12 @@ class BatchedEngine:
         *,
         lr: float = 0.05,
         batch_size: int = 128,
+        momentum: float = 0.0,
     ) -> Stacked:
         """Train k local models from the same global model, each on its own data.
 
-        Every worker runs plain SGD (no momentum or weight decay) on the mean cross-entropy of
+        Every worker runs SGD (no weight decay; heavy-ball momentum as ``torch.optim.SGD``
+        applies it, its buffer starting at zero every call) on the mean cross-entropy of
         each mini-batch, visiting its samples in the order ``orders[i, epoch]`` cut into
         consecutive batches of ``batch_size`` (the last one may be smaller). All workers step
         together: one batched forward and backward pass per step.
@@ -193,6 +195,8 @@ class BatchedEngine:
             int64 (k, epochs, n), e.g. from :func:`batch_orders`; ``epochs = orders.shape[1]``.
         lr, batch_size
             SGD learning rate and mini-batch size.
+        momentum
+            SGD momentum in [0, 1) (0: plain SGD, the paper's reading).
 
         Returns
         -------
@@ -203,7 +207,8 @@ class BatchedEngine:
         ------
         ValueError
             On k = 0, workers with different n, mismatched shapes, a wrong dtype, labels
-            outside 0-9, or a non-positive ``lr`` or ``batch_size``.
+            outside 0-9, a non-positive ``lr`` or ``batch_size``, or ``momentum`` outside
+            [0, 1).
         """
         theta, _ = self._inputs.params(global_params, "global_params", stacked=False)
         images, labels = self._inputs.workers(images, labels)
@@ -221,18 +226,25 @@ class BatchedEngine:
             )
         if lr <= 0 or batch_size < 1:
             raise ValueError(f"lr and batch_size must be positive, got {lr} and {batch_size}")
+        if not 0 <= momentum < 1:
+            raise ValueError(f"momentum must lie in [0, 1), got {momentum!r}")
         orders = orders.to(self.device)
         rows = torch.arange(k, device=self.device).unsqueeze(1)
         params = {
             key: value.expand(k, *value.shape).clone().requires_grad_(True)
             for key, value in theta.items()
         }
+        velocity = [torch.zeros_like(value) for value in params.values()] if momentum else None
         for epoch in range(orders.shape[1]):
             for index in orders[:, epoch].split(batch_size, dim=1):
                 logits = self._net.rest(params, self._net.first_own(params, images[rows, index]))
                 loss = sample_losses(logits, labels[rows, index]).sum() / index.shape[1]
                 grads = torch.autograd.grad(loss, list(params.values()))
                 with torch.no_grad():
+                    if velocity is not None:
+                        for buffer, grad in zip(velocity, grads, strict=True):
+                            buffer.mul_(momentum).add_(grad)
+                        grads = velocity
                     for value, grad in zip(params.values(), grads, strict=True):
                         value.add_(grad, alpha=-lr)
         return {key: value.detach() for key, value in params.items()}

@@ -41,12 +41,13 @@ def train_local(
     *,
     lr: float = 0.05,
     batch_size: int = 128,
+    momentum: float = 0.0,
 ) -> Stacked:
     """Train each worker's copy of the global model in turn (see ``BatchedEngine.train_local``)."""
     trained = []
     for x, y, order in zip(images, labels, orders, strict=True):
         module = _module(model, global_params)
-        optimizer = torch.optim.SGD(module.parameters(), lr=lr)
+        optimizer = torch.optim.SGD(module.parameters(), lr=lr, momentum=momentum)
         for epoch_order in order:
             for index in epoch_order.split(batch_size):
                 optimizer.zero_grad()

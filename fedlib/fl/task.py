@@ -84,7 +84,11 @@ class TaskOptions:
     rounds : int, default 10
         Global rounds (iterations) of the task.
     epochs, lr, batch_size : default 1, 0.05, 128
-        Local training: epochs of plain SGD per round, learning rate, mini-batch size.
+        Local training: epochs of SGD per round, learning rate, mini-batch size (the paper's
+        Section 6).
+    momentum : float, default 0.0
+        SGD momentum of local training, in [0, 1). The paper names no optimizer; our reading
+        is plain SGD (0).
     delta : float, default -0.005
         Threshold of the leave-one-out check.
     s0 : float, default 1.0
@@ -102,6 +106,7 @@ class TaskOptions:
     epochs: int = 1
     lr: float = 0.05
     batch_size: int = 128
+    momentum: float = 0.0
     delta: float = DELTA
     s0: float = 1.0
     weighted: bool = True
@@ -115,6 +120,8 @@ class TaskOptions:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
         if not self.lr > 0:
             raise ValueError(f"lr must be positive, got {self.lr!r}")
+        if not 0 <= self.momentum < 1:
+            raise ValueError(f"momentum must lie in [0, 1), got {self.momentum!r}")
         if self.denominator not in ("corrected", "printed"):
             raise ValueError(f"denominator must be 'corrected' or 'printed', got "
                              f"{self.denominator!r}")
@@ -283,7 +290,7 @@ def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSet
     for t in range(options.rounds):
         orders = batch_orders(k, x.shape[1], options.epochs, generator)
         stacked = engine.train_local(params, x, y, orders, lr=options.lr,
-                                     batch_size=options.batch_size)
+                                     batch_size=options.batch_size, momentum=options.momentum)
         if submit is not None:
             stacked = submit(stacked, params, t)
         probs, loss_all, loss_minus = engine.probs_and_loo_losses(stacked, val_x, val_y)

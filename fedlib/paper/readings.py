@@ -148,6 +148,11 @@ READINGS: tuple[Reading, ...] = (
             "the previous task's global model carried over",
             "MultiTaskConfig.fresh_model (reproduce tables --carry-model; multitask "
             "CARRIED_MECHANISMS)", "06_federated"),
+    Reading("Optimizer of local training", "Section 6: '1 epoch with a learning rate of 0.05 "
+            "and a batch size of 128'; no optimizer named",
+            "plain SGD (no momentum, no weight decay)", "SGD with momentum, e.g. 0.9",
+            "TaskOptions.momentum (BatchedEngine.train_local momentum; coldstart "
+            "COLD_START_VALUES)", "11_cold_start"),
     Reading("Tasks and payments of Tables 1-3", "Table 1: 'in 50 tasks'; Table 2: the last "
             "45 tasks; Table 1's 'Payment' not defined",
             "the last 45 of 50 tasks for every table; payment = mean over the tasks a worker "
@@ -168,6 +173,6 @@ READINGS: tuple[Reading, ...] = (
             "fixed: fedlib.fl.models.PIXEL_MEAN, PIXEL_STD (fedlib.fl.models.MLP, LeNet5)",
             "06_federated"),
     Reading("Trials per point (Figures 4-5), seeds (Figures 2-3)", "not given",
-            "1000 worker pools per point; 5 seeds", "any", "chapter parameters",
+            "1000 worker pools per point; 20 seeds", "any", "chapter parameters",
             "05_mechanisms"),
 )

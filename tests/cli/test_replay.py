@@ -11,6 +11,7 @@ from fedlib.experiments import (
     adversarial,
     auction_sweeps,
     budget_sweep,
+    coldstart,
     contribution,
     registry,
     results,
@@ -28,6 +29,9 @@ KINDS = {
     "adversarial": adversarial.AdversarialConfig(
         mechanisms=("ours",), base=adversarial.scenario_base(device="cpu")).fast(),
     "contribution": contribution.ContributionConfig(device="cpu").fast(),
+    "coldstart": coldstart.ColdStartConfig(
+        values={"momentum": (0.9,)},
+        base=MultiTaskConfig(dataset="fashion", n_tasks=20, device="cpu")).fast(),
     "mechanisms": auction_sweeps.paper_config("workers", trials=3),
 }
 

@@ -9,6 +9,7 @@ from fedlib.experiments.contribution_checks import (
     case1_trend,
     case2_rank,
     case2_stand_out,
+    paired_sign_flip_p,
     per_seed,
     rank_correlation,
     stand_out,
@@ -107,3 +108,25 @@ def test_warm_round_is_reproducible_and_rejects_bad_case(data_root) -> None:
     np.testing.assert_array_equal(a.P, b.P)
     with pytest.raises(ValueError, match="case"):
         warm_round("mnist", 3, (1.0, 0.1))
+
+
+def test_paired_sign_flip_p_by_hand():
+    # [1, 2, 3]: of the 8 sign patterns only (+, +, +) reaches the observed sum 6
+    assert paired_sign_flip_p([1.0, 2.0, 3.0]) == 0.125
+    # [3, -1]: sums 2 (observed), 4, -4, -2: two of four reach 2; an odd count splits unevenly
+    assert paired_sign_flip_p([3.0, -1.0]) == 0.5
+    assert paired_sign_flip_p([-1.0, -2.0, -3.0]) == 1.0
+    assert paired_sign_flip_p([0.0]) == 1.0  # a zero difference is no evidence either way
+
+
+def test_paired_sign_flip_p_is_exact_against_enumeration():
+    d = np.random.default_rng(3).normal(0.3, 1.0, 9)
+    signs = np.array(np.meshgrid(*[[1, -1]] * d.size)).reshape(d.size, -1).T
+    expected = np.mean(signs @ d >= d.sum() - 1e-12)
+    assert paired_sign_flip_p(d) == pytest.approx(expected, abs=0)
+
+
+@pytest.mark.parametrize("bad", [[], [1.0, np.nan], [np.inf], np.ones(25)])
+def test_paired_sign_flip_p_rejects_bad_input(bad):
+    with pytest.raises(ValueError, match="differences"):
+        paired_sign_flip_p(bad)

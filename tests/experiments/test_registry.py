@@ -18,7 +18,8 @@ from fedlib.experiments.registry import Options
 KINDS = registry.experiments()
 #: The file name of each experiment's paper-scale configuration, as results/ holds them.
 PAPER_NAMES = {"adversarial": "adversarial_mnist", "budgets": "budgets_mnist_ours",
-               "contribution": "contribution_mnist", "mechanisms": "mechanisms_budget",
+               "coldstart": "coldstart_fashion_ours", "contribution": "contribution_mnist",
+               "mechanisms": "mechanisms_budget",
                "sensitivity": "sensitivity_mnist_ours", "tables": "tables_mnist_ours"}
 
 
@@ -42,7 +43,7 @@ def examples(kind: str) -> list[registry.Experiment]:
     return [config, config.fast(), beyond_the_command(config)]
 
 
-def test_the_registry_holds_the_six_experiments():
+def test_the_registry_holds_the_seven_experiments():
     assert sorted(KINDS) == sorted(PAPER_NAMES)
     assert all(cls.kind == kind for kind, cls in KINDS.items())
 

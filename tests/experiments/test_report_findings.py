@@ -82,11 +82,24 @@ def test_contribution_verdicts():
     result = ContributionResult(ContributionConfig(seeds=(0, 1)), tuple(records), 0.0)
     found = report.contribution_claims(result)
     # local accuracy ranks data quality in both seeds: the claim that it cannot fails
-    assert [c.verdict for c in found] == ["reproduced", "not reproduced", "partly",
+    assert [c.verdict for c in found] == ["reproduced", "not reproduced", "not reproduced",
                                           "not reproduced"]
     assert [c.holds for c in found] == [True, False, False, False]
-    assert "in 1 of 2 seeds" in found[2].finding
+    # Case 2 differences ours - benchmark: +1 and -0.5; of the sign patterns' sums 0.5, 1.5,
+    # -0.5, -1.5 two reach the observed 0.5
+    assert "in 1 of 2 seeds" in found[2].finding and "p = 0.5 " in found[2].finding
     assert "at most 0.5 (too weak to rank data quality) in 0 of 2 seeds" in found[1].finding
+
+
+def test_case2_needs_a_significant_paired_difference():
+    """Five seeds where ours beats the benchmark (z 2 against 1) every time: only the observed
+    signs reach the observed sum, p = 1/32 < 0.05; four such seeds give 1/16 > 0.05."""
+    for seeds, verdict, p in ((5, "reproduced", "0.031"), (4, "not reproduced", "0.062")):
+        records = _contribution_records(case2_ours=[2.0] * seeds)
+        result = ContributionResult(ContributionConfig(seeds=tuple(range(seeds))),
+                                    tuple(records), 0.0)
+        claim = report.contribution_claims(result)[2]
+        assert claim.verdict == verdict and f"p = {p}" in claim.finding
 
 
 def test_local_accuracy_claim_holds_where_it_cannot_rank_data_quality():

@@ -11,7 +11,7 @@ import pytest
 from fedlib.experiments import registry, results
 from fedlib.experiments import sensitivity as sens
 from fedlib.experiments.budget_sweep import BudgetSweepConfig
-from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, keep_rounds
+from fedlib.experiments.grid import SWEEP_ROUND_FIELDS
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult, run_multitask
 from fedlib.fl.task import TaskOptions
 
@@ -86,10 +86,22 @@ def test_bad_sweeps_are_rejected(values, match):
 
 def test_parameter_helpers_reject_unknown_names():
     with pytest.raises(ValueError, match="unknown parameter"):
-        sens.with_parameter(TINY_BASE, "budget", 3.0)
+        sens.with_parameter(TINY_BASE, "budgets", 3.0)
     with pytest.raises(ValueError, match="unknown parameter"):
-        sens.parameter_value(TINY_BASE, "lr")
+        sens.parameter_value(TINY_BASE, "rounds")
     assert sens.parameter_value(TINY_BASE, "budget") == 12.0
+    # the sweep of the mechanism's parameters refuses the others the helpers know
+    with pytest.raises(ValueError, match="unknown parameter 'lr'"):
+        sens.SensitivityConfig(values={"lr": (0.1,)}, base=TINY_BASE)
+
+
+def test_with_parameter_keeps_integer_and_boolean_settings():
+    epochs = sens.with_parameter(TINY_BASE, "epochs", 2.0)
+    assert epochs.task.epochs == 2 and isinstance(epochs.task.epochs, int)
+    assert sens.with_parameter(TINY_BASE, "fresh_model", 0.0).fresh_model is False
+    assert sens.with_parameter(TINY_BASE, "momentum", 0.9).task.momentum == 0.9
+    assert sens.with_parameter(TINY_BASE, "budget", 30).budget == 30.0
+    assert sens.parameter_value(TINY_BASE, "fresh_model") == 1.0
 
 
 def test_names_and_commands():
@@ -111,9 +123,9 @@ def test_each_run_is_the_multitask_run_of_its_config(tiny):
     for run, config in zip(tiny.runs, TINY.run_configs(), strict=True):
         assert run.config == config
     for i in (0, 3):  # the center and beta1 = 2.0
-        direct = run_multitask(TINY.run_configs()[i])
-        assert list(tiny.runs[i].records) == [keep_rounds(r, SWEEP_ROUND_FIELDS)
-                                              for r in direct.records]
+        direct = run_multitask(TINY.run_configs()[i], round_fields=SWEEP_ROUND_FIELDS)
+        assert list(tiny.runs[i].records) == list(direct.records)
+        assert set(direct.records[0]["rounds"]) == set(SWEEP_ROUND_FIELDS)
     values = [v for v, _ in tiny.runs_of("beta1")]
     assert values == [0.25, 0.5, 2.0] and tiny.runs_of("beta1")[1][1] is tiny.center
     with pytest.raises(ValueError, match="unknown parameter 'delta'"):

@@ -156,6 +156,22 @@ def test_training_matches_the_reference_loop(trained) -> None:
     assert moved > 100 * tol  # every tensor of every worker really trained
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(("model", "dtype", "tol"), CASES, ids=[c[0] for c in CASES])
+def test_momentum_training_matches_torch_sgd(model, dtype, tol, device) -> None:
+    """With momentum the engine steps as ``torch.optim.SGD(momentum=...)`` does, from a zero
+    buffer each call; momentum moves the weights elsewhere than plain SGD."""
+    engine = BatchedEngine(model, device=device, dtype=dtype, eval_chunk=CHUNK)
+    theta = engine.init_params(torch.Generator().manual_seed(0))
+    images, labels, _, _, orders = (t.to(device) for t in _data(K, N, M, dtype))
+    batched = engine.train_local(theta, images, labels, orders, batch_size=BATCH, momentum=0.9)
+    looped = reference.train_local(model, theta, images, labels, orders, batch_size=BATCH,
+                                   momentum=0.9)
+    plain = engine.train_local(theta, images, labels, orders, batch_size=BATCH)
+    assert _max_rel(batched, looped) < tol
+    assert _max_rel(batched, plain) > 100 * tol
+
+
 def test_probabilities_match_the_reference_loop(trained) -> None:
     engine, tol, _, batched, _, val_images, val_labels = trained
     probs = engine.true_class_probs(batched, val_images, val_labels)
@@ -258,6 +274,7 @@ def small():
         ("params dtype", "global_params"),
         ("params keys", "global_params"),
         ("lr", "lr"),
+        ("momentum", "momentum"),
     ],
 )
 def test_train_local_rejects_bad_input(small, case: str, match: str) -> None:
@@ -275,11 +292,12 @@ def test_train_local_rejects_bad_input(small, case: str, match: str) -> None:
         "orders dtype": {"orders": orders.int()},
         "params dtype": {"global_params": {k: v.double() for k, v in theta.items()}},
         "params keys": {"global_params": {"fc1.weight": theta["fc1.weight"]}},
-        "lr": {},
+        "lr": {"lr": -1.0},
+        "momentum": {"momentum": 1.0},
     }[case]
     args.update(bad)
     with pytest.raises(ValueError, match=match):
-        engine.train_local(**args, lr=-1.0 if case == "lr" else 0.05)
+        engine.train_local(**args)
 
 
 def test_evaluation_rejects_bad_input(small) -> None:

@@ -102,7 +102,8 @@ def test_bad_input(setting):
     fashion = publisher_sets("fashion", np.random.default_rng(0), n_val=10, n_test=10)
     with pytest.raises(ValueError, match="dataset"):
         run_task(engine, pool, fashion, seed=0)
-    for bad in ({"rounds": 0}, {"lr": 0.0}, {"batch_size": 0}, {"denominator": "other"}):
+    for bad in ({"rounds": 0}, {"lr": 0.0}, {"batch_size": 0}, {"denominator": "other"},
+                {"momentum": 1.0}, {"momentum": -0.1}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             TaskOptions(**bad)
     with pytest.raises(ValueError, match="threads"):

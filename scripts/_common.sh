@@ -18,6 +18,9 @@ if [ -z "${FEDLIB_INSTALLED:-}" ]; then
   # Every package pinned with hashes (requirements.lock, refreshed by scripts/lock.sh), then
   # the project itself.
   python -m pip install --quiet -r requirements.lock
+  # The distribution was called fedlib until the name was found taken on the package index:
+  # an old editable install of it would shadow this checkout's package.
+  python -m pip uninstall --quiet --yes fedlib 2>/dev/null || true
   python -m pip install --quiet --no-deps -e .
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     # Debian's Chromium for the browser tests of the built book.

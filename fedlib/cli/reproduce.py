@@ -15,7 +15,9 @@ KIND is a registered experiment (:mod:`fedlib.experiments.registry`):
 * ``mechanisms``: Figures 4-5 (:mod:`fedlib.experiments.auction_sweeps`; no dataset);
 * ``budgets``, ``sensitivity``, ``adversarial``: the grids of multi-task runs
   (:mod:`fedlib.experiments.grid`) over budgets, parameter values, or mechanisms facing
-  attackers (default dataset: mnist).
+  attackers (default dataset: mnist);
+* ``coldstart``: the map of the Fashion-MNIST cold start (:mod:`fedlib.experiments.coldstart`),
+  ours under one changed setting at a time (default dataset: fashion).
 
 Each configuration the flags give is run and saved as ``<out>/<name>.json``; ``--jobs``
 processes share the configurations, or the runs of one grid. Runs checkpoint under
@@ -38,10 +40,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from fedlib.cli.text import plain
 from fedlib.experiments import registry, results, verification
 from fedlib.experiments.registry import Options
 from fedlib.fl.data import DATASETS
@@ -53,24 +58,44 @@ FLAGS = {"datasets": "--dataset", "mechanisms": "--mechanisms", "budget": "--bud
          "carry_model": "--carry-model", "seed": "--seed", "fast": "--fast"}
 
 
+def _at_least(cast: Callable[[str], float], minimum: float,
+              strict: bool = False) -> Callable[[str], float]:
+    """An argparse type: ``cast`` of the text, finite and at least ``minimum`` (above it if
+    ``strict``); otherwise a usage error naming the accepted values."""
+    wanted = f"{'above' if strict else 'at least'} {minimum:g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = cast(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number {wanted}, got {text!r}") from None
+        if not math.isfinite(value) or value < minimum or (strict and value == minimum):
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {text}")
+        return value
+
+    return parse
+
+
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Register ``reproduce KIND`` for every registered experiment, and ``reproduce --config``."""
     takes = "\n".join(f"  {kind:13} takes {', '.join(FLAGS[name] for name in cls.accepts)}"
                       for kind, cls in registry.experiments().items())
     sub = commands.add_parser("reproduce", help="run one of the paper's experiments",
-                              description=__doc__, epilog=f"Flags by experiment:\n{takes}",
+                              description=plain(__doc__),
+                              epilog=f"Flags by experiment:\n{takes}",
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     sub.add_argument("experiment", nargs="?", choices=list(registry.experiments()))
     sub.add_argument("--config", metavar="FILE", default=None,
                      help="replay: rerun exactly the configuration stored in FILE (a stored "
                           "result such as results/tables_mnist_ours.json) into --out")
     sub.add_argument("--dataset", choices=[*DATASETS, "both"], default=None,
-                     help="default: both for tables, mnist for the others")
+                     help="default: both for tables, fashion for coldstart, mnist for the others")
     sub.add_argument("--fast", action="store_true", help="a small smoke-sized run")
     sub.add_argument("--out", default="results", help="folder for the JSON results")
     sub.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    sub.add_argument("--jobs", type=int, default=2, help="parallel processes (default 2)")
-    sub.add_argument("--budget", type=float, default=None,
+    sub.add_argument("--jobs", type=_at_least(int, 1), default=2,
+                     help="parallel processes (default 2)")
+    sub.add_argument("--budget", type=_at_least(float, 0, strict=True), default=None,
                      help="budget per task (tables, sensitivity, adversarial; default 60)")
     sub.add_argument("--mechanisms", nargs="+", default=None, metavar="NAME",
                      choices=sorted(MECHANISMS),
@@ -78,7 +103,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--carry-model", action="store_true",
                      help="tables: start each task from the previous task's global model "
                           "(default: a fresh model per task)")
-    sub.add_argument("--seed", type=int, default=0, help="experiment seed")
+    sub.add_argument("--seed", type=_at_least(int, 0), default=0, help="experiment seed")
     sub.set_defaults(func=_reproduce, parser=sub)
 
 
@@ -91,8 +116,6 @@ def _options(args: argparse.Namespace, kind: type[registry.Experiment]) -> Optio
     unused = [FLAGS[name] for name, set_ in given.items() if set_ and name not in kind.accepts]
     if unused:
         args.parser.error(f"reproduce {kind.kind} does not take {', '.join(unused)}")
-    if args.jobs < 1:
-        args.parser.error(f"--jobs must be at least 1, got {args.jobs}")
     datasets = (kind.default_datasets if args.dataset is None else
                 DATASETS if args.dataset == "both" else (args.dataset,))
     return Options(datasets=tuple(datasets), mechanisms=tuple(args.mechanisms or ()),
@@ -123,7 +146,10 @@ def _job(state: dict[str, Any], out: str, task_store: str, jobs: int) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     kind = registry.experiments()[args.experiment]
-    configs = kind.command_configs(_options(args, kind))
+    try:
+        configs = kind.command_configs(_options(args, kind))
+    except ValueError as error:  # a value the configuration rejects
+        args.parser.error(str(error))
     # The configurations share the processes; what is left over goes to each run's own runs.
     outer = min(args.jobs, len(configs))
     with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as store:

@@ -20,6 +20,7 @@ such a group of runs task by task.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -67,6 +68,7 @@ CARRIED_MECHANISMS = ("ours", "reputation_greedy")
 ROUND_FIELDS = ("passed", "margin", "omega", "test_loss", "test_acc")
 #: Config fields that describe where a run executes, not what it computes.
 RUNTIME_FIELDS = ("device",)
+logger = logging.getLogger(__name__)
 # Purposes of the random streams, the first element of every seed key.
 _POOL, _PUBLISHER, _BIDS, _SELECT, _TRAIN, _ATTACK = range(6)
 
@@ -423,6 +425,12 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
             began = time.perf_counter()
             _run_one(run, engine, pool, publisher, task, store, tuple(round_fields))
             run.seconds += time.perf_counter() - began
+            record = run.records[-1]
+            logger.info("%s task %d: %d winners, paid %.2f of %g, final test loss %s",
+                        config.result_name(), task, len(record["winners"]),
+                        sum(record["payments"]), config.budget,
+                        f"{record['rounds']['test_loss'][-1]:.4f}" if record["winners"]
+                        else "(no winners, no model)")
             if path is not None:
                 _save_checkpoint(path, run.state())
             if on_task is not None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
 import pickle
 from collections.abc import Callable
@@ -35,6 +36,8 @@ from fedlib.fl.batched import Params
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.task import SeedLike, TaskOptions, TaskResult, seed_sequence
 from fedlib.fl.workers import PublisherSets, WorkerPool
+
+logger = logging.getLogger(__name__)
 
 
 @functools.cache
@@ -116,6 +119,7 @@ class TaskStore:
         """
         path = self.directory / f"{key}.pkl"
         if path.exists():
+            logger.debug("task %s read from %s", key[:12], self.directory)
             with path.open("rb") as file:
                 return pickle.load(file)
         result = run()

@@ -4,10 +4,13 @@ resumable and verifiable."""
 from __future__ import annotations
 
 import json
+import logging
+import re
 
 import numpy as np
 import pytest
 
+from fedlib import __version__
 from fedlib.cli import main
 from fedlib.experiments import budget_sweep as bs
 from fedlib.experiments import contribution, multitask, results, verification
@@ -89,7 +92,11 @@ def test_reproduce_mechanisms_stores_verifiable_sweeps(tmp_path):
 
 @pytest.mark.parametrize("words, message", [
     (["tables", "--dataset", "cifar"], "invalid choice: 'cifar'"),
-    (["tables", "--jobs", "0"], "--jobs must be at least 1, got 0"),
+    (["tables", "--jobs", "0"], "argument --jobs: must be at least 1, got 0"),
+    (["tables", "--budget", "-5"], "argument --budget: must be above 0, got -5"),
+    (["tables", "--budget", "inf"], "argument --budget: must be above 0, got inf"),
+    (["tables", "--budget", "lots"], "argument --budget: must be a number above 0, got 'lots'"),
+    (["tables", "--seed", "-1"], "argument --seed: must be at least 0, got -1"),
     (["tables", "--mechanisms", "ours", "magic"], "invalid choice: 'magic'"),
     (["mechanisms", "--dataset", "mnist"], "reproduce mechanisms does not take --dataset"),
     (["budgets", "--carry-model", "--budget", "40"],
@@ -146,3 +153,31 @@ def test_reproduce_sensitivity_stores_a_verifiable_sweep(data_root, tmp_path, ca
     assert len(loaded.records[0]["runs"]) == 11
     assert verification.verify_result("sensitivity_mnist_ours_fast", 1, tmp_path).ok
     assert "sensitivity_mnist_ours_fast.json: 3 records in" in capsys.readouterr().out
+
+
+def test_version_and_plain_help(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"fedlib {__version__}"
+    for words in (["--help"], ["reproduce", "--help"], ["data", "check", "--help"]):
+        with pytest.raises(SystemExit):
+            main(words)
+        text = capsys.readouterr().out
+        assert "usage:" in text and "``" not in text and not re.search(r":\w+:`", text)
+
+
+def test_a_runtime_problem_is_one_line_not_a_traceback(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("FEDLIB_DATA", str(tmp_path / "nowhere"))
+    assert main(["reproduce", "tables", "--dataset", "mnist", "--mechanisms", "ours",
+                 "--fast", "--jobs", "1", "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("python -m fedlib: error: ") and "Traceback" not in err
+    assert "FEDLIB_DATA" in err
+
+
+def test_verbose_logs_each_task(data_root, tmp_path, caplog):
+    with caplog.at_level(logging.INFO, logger="fedlib"):
+        assert main(["-v", "reproduce", "tables", "--dataset", "mnist", "--mechanisms", "ours",
+                     "--fast", "--jobs", "1", "--out", str(tmp_path)]) == 0
+    tasks = [r.getMessage() for r in caplog.records if r.name == "fedlib.experiments.multitask"]
+    assert len(tasks) == 3 and tasks[0].startswith("tables_mnist_ours_fast task 0: ")

@@ -1,0 +1,65 @@
+"""The distribution: its sdist and wheel build, pass ``twine check``, and the wheel installs and
+imports in a fresh virtual environment, away from the repository."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import fedlib
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(*args: str | Path, cwd: Path = ROOT) -> str:
+    done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, f"{args}: {done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, ROOT)
+    return out
+
+
+def test_the_distribution_name_is_not_the_import_name():
+    """``fedlib`` on the package index is another project: ours is distributed under a name of
+    its own and imported as ``fedlib``."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["name"] == "fedlib-incentive-book"
+    assert project["dynamic"] == ["version"] and "version" not in project
+
+
+def test_sdist_and_wheel_build_and_pass_twine_check(dist):
+    files = sorted(p.name for p in dist.iterdir())
+    version = fedlib.__version__
+    assert files == [f"fedlib_incentive_book-{version}-py3-none-any.whl",
+                     f"fedlib_incentive_book-{version}.tar.gz"]
+    assert "PASSED" in _run(sys.executable, "-m", "twine", "check", "--strict", *dist.iterdir())
+    names = zipfile.ZipFile(next(dist.glob("*.whl"))).namelist()
+    assert "fedlib/experiments/coldstart.py" in names
+    assert not any(n.startswith(("tests/", "chapters/", "results/")) for n in names)
+
+
+def test_the_wheel_installs_and_imports_without_the_repository(dist, tmp_path):
+    venv = tmp_path / "venv"
+    # The environment's packages (torch and the rest) are visible; fedlib comes from the wheel.
+    _run(sys.executable, "-m", "venv", "--system-site-packages", venv)
+    python = venv / "bin" / "python"
+    _run(python, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+         next(dist.glob("*.whl")))
+    out = _run(python, "-c", "import fedlib, fedlib.mechanism, fedlib.experiments.registry as r; "
+               "print(fedlib.__file__); print(fedlib.__version__); print(len(r.experiments()))",
+               cwd=tmp_path)
+    where, version, kinds = out.split()
+    assert Path(where).is_relative_to(venv) and version == fedlib.__version__
+    assert int(kinds) >= 7
+    assert _run(venv / "bin" / "fedlib", "--version", cwd=tmp_path).strip() == (
+        f"fedlib {fedlib.__version__}")

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from fedlib.book import ROOT
-from fedlib.fl.device import resolve_device
+from fedlib.fl.device import exact_float32, resolve_device
 
 #: Every package of the environment that made the stored results, pinned with hashes.
 LOCK_FILE = ROOT / "requirements.lock"
@@ -76,6 +76,7 @@ def fingerprint(device: str | torch.device = "cpu", threads: int = 1) -> dict[st
         "lock_sha256": lock_hash(),
     }
     if resolved.type == "cuda":
+        exact_float32(resolved)  # as every engine on the GPU sets it before computing
         out["tf32"] = {"matmul": torch.backends.cuda.matmul.allow_tf32,
                        "cudnn": torch.backends.cudnn.allow_tf32}
     return out

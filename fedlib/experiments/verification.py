@@ -24,6 +24,10 @@ of two tiers:
   a number beyond the tolerance before the first near tie, is a failure; so is a prefix shorter
   than :data:`MIN_PREFIX` rounds of the first task.
 
+Tolerances grow with the training behind a value, counted in the paper's rounds
+(:func:`training_per_round`: more local epochs, a larger learning rate or momentum count for
+more). A result made on a GPU is verified under the foreign tier like one from another CPU.
+
 ``FEDLIB_VERIFY_TIER=foreign`` (or ``same``) forces a tier; the default ``auto`` picks it from the
 fingerprints. A result stored before fingerprints were recorded is verified under the foreign
 tier.
@@ -51,6 +55,7 @@ from fedlib.experiments.tolerance import (
     family,
     near_tie_width,
 )
+from fedlib.fl.task import TaskOptions
 
 Tier = Literal["same", "foreign"]
 
@@ -83,7 +88,7 @@ class Comparison:
         Field name to :class:`Drift` (``"default"`` for the others).
     mismatches : list of str
     drift : dict
-        (field name, rounds of training behind) to the (largest absolute, largest relative)
+        (field name, epochs of local training behind) to the (largest absolute, largest relative)
         difference seen.
     headroom : float
         The largest difference as a fraction of what its tolerance allowed (above 1: a mismatch).
@@ -96,7 +101,7 @@ class Comparison:
 
     def values(self, stored: Any, fresh: Any, where: str, name: str, rounds: int = 1) -> None:
         """Compare two JSON-like values: structure, ints, bools and strings exactly, floats by
-        the tolerance of ``name`` after ``rounds`` rounds of training (NaN equals NaN); a dict
+        the tolerance of ``name`` after ``rounds`` epochs of local training (NaN equals NaN); a dict
         may lack :data:`EVIDENCE` keys that the recomputation has."""
         if isinstance(stored, dict) and isinstance(fresh, dict):
             extra = set(fresh) - set(stored) - set(EVIDENCE)
@@ -131,7 +136,7 @@ class Comparison:
             self.headroom = max(self.headroom, gap / allowed if allowed else math.inf)
         if gap > allowed:
             self.mismatches.append(f"{where}: stored {stored!r}, recomputed {fresh!r} (after "
-                                   f"{rounds} round(s) of training the tolerance is "
+                                   f"{rounds} epoch(s) of local training the tolerance is "
                                    f"{allowed:.2g})")
 
     def by_field(self) -> dict[str, tuple[float, float]]:
@@ -211,6 +216,23 @@ def _loo_flip(stored: Mapping[str, Any], fresh: Mapping[str, Any], near: Sequenc
                       f"their decisions lies within the near-tie width of its round")
 
 
+def training_per_round(task: TaskOptions) -> int:
+    """How many of the paper's rounds of training (one epoch of plain SGD at its learning rate)
+    one round of ``task`` counts for, in the growth of float noise: its local epochs, times its
+    learning rate over the paper's, over one minus its momentum (heavy-ball momentum ``m``
+    multiplies the step by about ``1 / (1 - m)``), rounded up. Noise grows with every pass over
+    the data and with the size of each step, as the drift measured between machines on the
+    Fashion-MNIST cold-start map shows (``benchmarks/recorded/cross_machine_drift.txt``).
+
+    >>> training_per_round(TaskOptions()), training_per_round(TaskOptions(epochs=5))
+    (1, 5)
+    >>> training_per_round(TaskOptions(lr=0.1)), training_per_round(TaskOptions(momentum=0.9))
+    (2, 10)
+    """
+    paper = TaskOptions()
+    return math.ceil(task.epochs * (task.lr / paper.lr) / (1 - task.momentum) - 1e-9)
+
+
 def walk_run(config: MultiTaskConfig, stored: Sequence[Mapping[str, Any]],
              fresh: Sequence[Mapping[str, Any]], comparison: Comparison,
              run: int = 0) -> Stop | None:
@@ -224,11 +246,13 @@ def walk_run(config: MultiTaskConfig, stored: Sequence[Mapping[str, Any]],
         ``comparison.mismatches``.
     """
     Re_stored = np.full(config.daccs.size, config.initial_reputation)
-    per_task = config.task.rounds
+    per_task, epochs = config.task.rounds, training_per_round(config.task)
     for s, f in zip(stored, fresh, strict=True):
         t, where = s["task"], f"run {run}, task {s['task']}"
-        # Rounds of training behind the task's first model: none with a fresh model per task.
-        behind = 0 if config.fresh_model else t * per_task
+        # Training behind the task's first model: none with a fresh model per task.
+        behind = 0 if config.fresh_model else t * per_task * epochs
+        trained = [behind + rounds * epochs for rounds in range(per_task + 1)]
+
         comparison.values(s["task"], f["task"], f"{where}.task", "task")
         comparison.values(s["bids"], f["bids"], f"{where}.bids", "bids")
         if s["winners"] != f["winners"]:
@@ -239,7 +263,7 @@ def walk_run(config: MultiTaskConfig, stored: Sequence[Mapping[str, Any]],
                 return None
             return Stop(run, t, None, f"reputations within tolerance select winners "
                                       f"{f['winners']} instead of {s['winners']}")
-        near = [near_tie_width(config.dataset, behind + r + 1) for r in range(per_task)]
+        near = [near_tie_width(config.dataset, trained[r + 1]) for r in range(per_task)]
         flip, margins, problem = _loo_flip(s, f, near, where)
         if problem:
             comparison.mismatches.append(problem)
@@ -248,14 +272,14 @@ def walk_run(config: MultiTaskConfig, stored: Sequence[Mapping[str, Any]],
         for key, values in s["rounds"].items():
             for r in range(compared if key != "passed" else 0):
                 comparison.values(values[r], f["rounds"][key][r], f"{where}.rounds.{key}[{r}]",
-                                  key, behind + r + 1)
+                                  key, trained[r + 1])
         if flip is not None:
             return Stop(run, t, flip, "a leave-one-out decision differs, with margin(s) "
                                       f"{', '.join(f'{m:.2g}' for m in margins)} within the "
                                       f"near-tie width {near[flip]:.2g} of that round")
         for key in s:
             if key not in (*_DECISIONS, "bids"):
-                comparison.values(s[key], f[key], f"{where}.{key}", key, behind + per_task)
+                comparison.values(s[key], f[key], f"{where}.{key}", key, trained[per_task])
         for key in ("n_pass", "n_fail"):
             comparison.values(s[key], f[key], f"{where}.{key}", key)
         Re_stored = np.array(s["Re"])

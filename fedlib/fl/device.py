@@ -44,3 +44,15 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
             "(use device='auto' or 'cpu')"
         )
     return resolved
+
+
+def exact_float32(device: torch.device) -> None:
+    """On a GPU, turn TF32 off for matrix products and convolutions (process-wide:
+    ``torch.backends.cuda.matmul.allow_tf32`` and ``torch.backends.cudnn.allow_tf32``); on a CPU
+    nothing. With TF32 a product rounds its inputs to 10-bit mantissas, and results would drift
+    from the CPU's far beyond the cross-machine tolerance of the stored-results check. Every
+    engine on a GPU calls it, and so does the fingerprint of a GPU environment, which then
+    reports the switches the runs use."""
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False

@@ -32,7 +32,7 @@ import torch
 from torch import Tensor
 
 from fedlib.fl.batched import BATCHED_NETS, Params, Stacked, sample_losses, with_loo_averages
-from fedlib.fl.device import resolve_device
+from fedlib.fl.device import exact_float32, resolve_device
 from fedlib.fl.inputs import EngineInputs
 from fedlib.fl.models import make_model
 
@@ -88,10 +88,8 @@ class BatchedEngine:
 
     Notes
     -----
-    On a GPU the engine turns TF32 off for matrix products and convolutions (process-wide:
-    ``torch.backends.cuda.matmul.allow_tf32`` and ``torch.backends.cudnn.allow_tf32``): with
-    TF32 a product rounds its inputs to 10-bit mantissas, and the results would drift from the
-    CPU's far beyond the cross-machine tolerance that stored results are verified with.
+    On a GPU the engine turns TF32 off for matrix products and convolutions, process-wide
+    (:func:`~fedlib.fl.device.exact_float32`).
 
     Raises
     ------
@@ -126,9 +124,7 @@ class BatchedEngine:
             raise ValueError(f"eval_chunk must be at least 1, got {eval_chunk}")
         self.model = model
         self.device = resolve_device(device)
-        if self.device.type == "cuda":
-            torch.backends.cuda.matmul.allow_tf32 = False
-            torch.backends.cudnn.allow_tf32 = False
+        exact_float32(self.device)
         self.dtype = dtype
         self.eval_chunk = eval_chunk
         self._net = BATCHED_NETS[model]

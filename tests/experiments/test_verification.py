@@ -249,3 +249,13 @@ def test_tolerance_rows_cover_every_trained_field_and_grow():
     for row in rows:
         values = [float(row[k]) for k in ("after 1 round", "after 5 rounds", "after 10 rounds")]
         assert values == sorted(values) and values[0] > 0, row
+
+
+def test_training_per_round_counts_epochs_step_size_and_momentum():
+    """A round of the paper (1 epoch, lr 0.05, plain SGD) counts 1; the noise of a round grows
+    with its epochs and its step size: 5 epochs 5, lr 0.1 2, momentum 0.9 (steps about ten
+    times larger) 10, and they multiply (2 epochs at lr 0.1: 4; lr 0.06: 1.2, rounded up to 2)."""
+    count = verification.training_per_round
+    assert count(TaskOptions()) == 1 and count(TaskOptions(epochs=5)) == 5
+    assert count(TaskOptions(lr=0.1)) == 2 and count(TaskOptions(momentum=0.9)) == 10
+    assert count(TaskOptions(epochs=2, lr=0.1)) == 4 and count(TaskOptions(lr=0.06)) == 2

@@ -24,6 +24,7 @@ FEDLIB_FAST=1 python -m pytest -q -p no:cacheprovider --nbval-lax --nbval-curren
   --nbval-cell-timeout=900 "${WORKERS[@]}" --dist loadscope "${chapters[@]/%.md/.ipynb}"
 
 bash scripts/build_book.sh
+bash scripts/build_pdf.sh
 
 step "open every page of the built book in headless Chromium"
 python -m pytest tests_book -q -p no:cacheprovider

@@ -77,10 +77,24 @@ def test_the_lock_file_pins_every_dependency_with_hashes():
     pyproject = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())
     project = pyproject["project"]
     wanted = _requirement_names(project["dependencies"] + [
-        dep for extra in project["optional-dependencies"].values() for dep in extra])
+        dep for name, extra in project["optional-dependencies"].items() if name != "release"
+        for dep in extra])
     text = (ROOT / "requirements.lock").read_text()
     entry = r"^([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==\S+ \\\n    --hash=sha256:[0-9a-f]{64}"
     pinned = re.findall(entry, text, flags=re.MULTILINE)
     assert pinned and len(pinned) == text.count("=="), "every package pinned with a hash"
     missing = wanted - {name.lower().replace("_", "-") for name in pinned}
     assert not missing, f"requirements.lock lacks {sorted(missing)}: run scripts/lock.sh"
+
+
+def test_the_release_tools_are_pinned_outside_the_lock():
+    """Packaging and PDF tools compute nothing: pinned in requirements-tools.txt, not in the
+    lock, whose hash is part of every stored result's environment fingerprint."""
+    project = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = _requirement_names(project["optional-dependencies"]["release"])
+    lines = [line for line in (ROOT / "requirements-tools.txt").read_text().splitlines()
+             if line and not line.startswith("#")]
+    pinned = {line.split("==")[0].lower() for line in lines if re.fullmatch(r"[\w.-]+==\S+", line)}
+    assert len(pinned) == len(lines) and pinned == wanted
+    assert not wanted & {m.lower() for m in re.findall(
+        r"^([A-Za-z0-9_.-]+)==", (ROOT / "requirements.lock").read_text(), flags=re.MULTILINE)}

@@ -44,7 +44,7 @@ def print_book(html: Path, out: Path) -> int:
             first = len(writer.pages)
             for page in pdf.pages:
                 writer.add_page(page)
-            writer.add_outline_item(titles[Path(name).name], first)
+            writer.add_outline_item(title=titles[Path(name).name], page_number=first)
             print(f"{name}: {len(pdf.pages)} pages", flush=True)
     finally:
         driver.quit()

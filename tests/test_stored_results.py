@@ -47,12 +47,12 @@ def _group(name):
     same inputs) share a group: one test process verifies them in turn with one task store, so
     the later ones read those tasks instead of training them again. RRAFL hires ours' winners;
     the MNIST sweeps' base runs start as ours' run; a run repeated on a second machine trains
-    the same tasks as the book's. The cold-start map (about 8 minutes) has no group, so that
-    the other worker can take it while one verifies the Fashion-MNIST tables; its default and
-    carried runs start as ours' run and read that task from the shared store when it is there."""
+    the same tasks as the book's."""
     stem = name.rsplit("/", 1)[-1]
     if stem.startswith(("budgets_", "sensitivity_")):
         return "mnist_ours"
+    if stem.startswith("coldstart_"):  # its default and carried runs start as ours' run
+        return "fashion_ours"
     if stem.startswith("tables_"):
         return stem.removeprefix("tables_").replace("rrafl", "ours")
     return None

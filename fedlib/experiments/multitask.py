@@ -274,8 +274,9 @@ def _check_int(value: Any, name: str, minimum: int) -> None:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
-def _draw_bids(config: MultiTaskConfig, task: int) -> np.ndarray:
-    """Bids (= true costs) ``U[10/3 dacc + 2/3, 10/3 dacc + 8/3]`` for one task."""
+def draw_bids(config: MultiTaskConfig, task: int) -> np.ndarray:
+    """Every worker's bid (= its true cost) ``U[10/3 dacc + 2/3, 10/3 dacc + 8/3]`` for one
+    task."""
     rng = np.random.default_rng(seed_sequence(config.seed, _BIDS,
                                               task if config.redraw_bids else 0))
     return 10.0 / 3.0 * config.daccs + 2.0 / 3.0 + 2.0 * rng.random(config.daccs.size)
@@ -284,12 +285,35 @@ def _draw_bids(config: MultiTaskConfig, task: int) -> np.ndarray:
 def auction(config: MultiTaskConfig, task: int, Re: np.ndarray) -> Allocation:
     """The selection of task ``task`` of a run of ``config``, given the accumulated reputations
     ``Re`` before it (the bids and the mechanism's random stream follow from the seed)."""
-    bids = _draw_bids(config, task)
+    return select(config, task, draw_bids(config, task), Re)
+
+
+def select(config: MultiTaskConfig, task: int, bids: np.ndarray, Re: np.ndarray) -> Allocation:
+    """The mechanism's selection from given ``bids`` (each bid taken as the worker's cost)."""
     rng = np.random.default_rng(seed_sequence(config.seed, _SELECT, task))
     return MECHANISMS[config.mechanism].select(bids, Re, config.budget, costs=bids, rng=rng)
 
 
-class _Run:
+def task_seed(config: MultiTaskConfig, task: int) -> np.random.SeedSequence:
+    """The seed of task ``task``'s initial model and batch orders."""
+    return seed_sequence(config.seed, _TRAIN, task)
+
+
+def worker_pool(config: MultiTaskConfig) -> WorkerPool:
+    """All workers' training data: ``n_samples`` each, labels flipped to their dacc."""
+    return iid_workers(config.dataset, config.daccs,
+                       np.random.default_rng(seed_sequence(config.seed, _POOL)),
+                       n=config.n_samples)
+
+
+def publisher_of(config: MultiTaskConfig) -> PublisherSets:
+    """The task publisher's validation and test sets."""
+    return publisher_sets(config.dataset,
+                          np.random.default_rng(seed_sequence(config.seed, _PUBLISHER)),
+                          n_val=config.n_val, n_test=config.n_test)
+
+
+class RunState:
     """The state of a run between tasks: records, ledger and (without fresh models) the model."""
 
     def __init__(self, config: MultiTaskConfig) -> None:
@@ -320,6 +344,29 @@ class _Run:
         self.params = state["params"]
         self.seconds = float(state["seconds"])
 
+    def settle(self, task: int, bids: np.ndarray, allocation: Allocation,
+               result: TaskResult | None, round_fields: Sequence[str] = ROUND_FIELDS) -> None:
+        """After task ``task``: pay the winners ex post given their ``re`` (the mechanism's
+        payment rule), apply Eq. (13) to their ``Re``, keep the model and append the task's
+        record (``result`` is None when nobody won)."""
+        winners = allocation.winners
+        re = np.zeros(bids.size)
+        rounds: dict[str, Any] = {name: [] for name in round_fields}
+        outcome: dict[str, Any] = {name: [] for name in ("contribution", "n_pass", "n_fail")}
+        if result is not None:
+            re[winners] = result.re
+            stored = result.to_dict(tuple(round_fields))
+            rounds = stored["rounds"]
+            outcome = {name: stored[name] for name in outcome}
+            self.params = result.final_params
+            self.ledger.update(winners, re)
+        payments = MECHANISMS[self.config.mechanism].pay(allocation, re)
+        self.records.append({
+            "task": task, "winners": winners.tolist(), "bids": bids.tolist(),
+            "payments": payments[winners].tolist(), **outcome, "re": re[winners].tolist(),
+            "Re": self.ledger.Re.tolist(), "rounds": rounds,
+        })
+
 
 def _save_checkpoint(path: Path, state: Mapping[str, Any]) -> None:
     """Write ``state`` atomically: a temporary file beside ``path``, then ``os.replace``."""
@@ -329,21 +376,20 @@ def _save_checkpoint(path: Path, state: Mapping[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def _run_one(run: _Run, engine: BatchedEngine, pool: WorkerPool, publisher: PublisherSets,
-             task: int, store: TaskStore | None, round_fields: tuple[str, ...]) -> None:
+def _run_one(run: RunState, engine: BatchedEngine, pool: WorkerPool,
+             publisher: PublisherSets, task: int, store: TaskStore | None,
+             round_fields: tuple[str, ...]) -> None:
     """Select, train (or read the task from ``store``), pay and update reputations for task
     ``task``; append its record (with the rounds' ``round_fields``)."""
     config = run.config
-    bids = _draw_bids(config, task)
-    allocation = auction(config, task, run.ledger.Re)
+    bids = draw_bids(config, task)
+    allocation = select(config, task, bids, run.ledger.Re)
     winners = allocation.winners
-    re = np.zeros(bids.size)
-    rounds: dict[str, list[Any]] = {name: [] for name in round_fields}
-    outcome: dict[str, list[Any]] = {name: [] for name in ("contribution", "n_pass", "n_fail")}
+    result = None
     if winners.size:
         workers, submit = for_task(config.attacks, pool, winners, task,
                                    seed_sequence(config.seed, _ATTACK))
-        seed = seed_sequence(config.seed, _TRAIN, task)
+        seed = task_seed(config, task)
         initial = None if config.fresh_model else run.params
 
         def train() -> TaskResult:
@@ -355,18 +401,7 @@ def _run_one(run: _Run, engine: BatchedEngine, pool: WorkerPool, publisher: Publ
         else:
             key = task_key(engine, workers, publisher, seed, config.task, initial)
             result = store.get_or_run(key, train)
-        re[winners] = result.re
-        stored = result.to_dict(round_fields)
-        rounds = stored["rounds"]
-        outcome = {name: stored[name] for name in outcome}
-        run.params = result.final_params
-        run.ledger.update(winners, re)
-    payments = MECHANISMS[config.mechanism].pay(allocation, re)
-    run.records.append({
-        "task": task, "winners": winners.tolist(), "bids": bids.tolist(),
-        "payments": payments[winners].tolist(), **outcome, "re": re[winners].tolist(),
-        "Re": run.ledger.Re.tolist(), "rounds": rounds,
-    })
+    run.settle(task, bids, allocation, result, round_fields)
 
 
 def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | None = None, *,
@@ -406,16 +441,11 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
     (:func:`~fedlib.fl.task.seed_sequence`), and the run executes under ``config.threads``
     torch threads, so a resumed run and an uninterrupted one give identical records on a CPU.
     """
-    run = _Run(config)
+    run = RunState(config)
     path = Path(checkpoint) if checkpoint is not None else None
     if path is not None and path.exists():
         run.restore(torch.load(path, map_location="cpu", weights_only=True))
-    pool = iid_workers(config.dataset, config.daccs,
-                       np.random.default_rng(seed_sequence(config.seed, _POOL)),
-                       n=config.n_samples)
-    publisher = publisher_sets(config.dataset,
-                               np.random.default_rng(seed_sequence(config.seed, _PUBLISHER)),
-                               n_val=config.n_val, n_test=config.n_test)
+    pool, publisher = worker_pool(config), publisher_of(config)
     engine = BatchedEngine(MODEL_FOR_DATASET[config.dataset], device=config.device)
     store = TaskStore(task_store) if task_store is not None else None
     start = len(run.records)

@@ -21,7 +21,7 @@ multi-task experiment.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
@@ -235,6 +235,63 @@ def local_accuracies(engine: BatchedEngine, stacked: Stacked, images: torch.Tens
                                      images, labels)[1] for i in range(k)])
 
 
+Sample = tuple[torch.Tensor, torch.Tensor]
+
+
+def publisher_tensors(engine: BatchedEngine, publisher: PublisherSets) -> tuple[Sample, Sample]:
+    """The publisher's validation and test sets, preprocessed on the engine's device."""
+    return ((preprocess(publisher.val_images, engine.device, engine.dtype),
+             publisher.val_labels.to(engine.device)),
+            (preprocess(publisher.test_images, engine.device, engine.dtype),
+             publisher.test_labels.to(engine.device)))
+
+
+def score_round(engine: BatchedEngine, stacked: Stacked, params: Params, validation: Sample,
+                test: Sample, options: TaskOptions,
+                local_accuracy: bool = False) -> tuple[RoundRecord, Params]:
+    """Steps 2-5 of a global round on the k submitted models ``stacked``.
+
+    The true-label probabilities ``P`` and the leave-one-out losses on ``validation``, the check
+    (pass iff ``l_{-i} - l >= delta``), the round contributions (Eq. (3), max-normalised), the
+    weights omega and the aggregate ``sum_i omega_i theta_i`` (``params`` kept when nobody
+    passed), then the new global model's loss and accuracy on ``test``.
+
+    Returns
+    -------
+    (RoundRecord, Params)
+        The round and the new global model.
+    """
+    k = len(next(iter(stacked.values())))
+    probs, loss_all, loss_minus = engine.probs_and_loo_losses(stacked, *validation)
+    P = probs.double().cpu().numpy()
+    delta_l = (loss_minus.double().cpu().numpy() - loss_all) if k > 1 else np.zeros(1)
+    passed = leave_one_out_pass(delta_l, options.delta)
+    contrib = round_contributions(P, options.weighted)
+    omega = aggregation_weights(contrib, delta_l, passed, options.s0, options.denominator)
+    if passed.any():
+        params = engine.aggregate(stacked, torch.from_numpy(omega))
+    test_loss, test_acc = engine.evaluate(params, *test)
+    local = local_accuracies(engine, stacked, *test) if local_accuracy else None
+    return RoundRecord(loss_all, delta_l, passed, delta_l - options.delta, contrib,
+                       contributions(P, weighted=False), omega, test_loss, test_acc,
+                       local), params
+
+
+def finish_task(records: Sequence[RoundRecord], options: TaskOptions,
+                final_params: Params) -> TaskResult:
+    """A task's outcome from its rounds: contribution (the mean of the round contributions),
+    the pass and fail counts, trust (Eq. (4) and the Gompertz curve) and ``re`` (Eq. (5))."""
+    n_pass = np.sum([r.passed for r in records], axis=0)
+    n_fail = len(records) - n_pass
+    contribution = task_contributions(np.array([r.contrib for r in records]))
+    trust = np.asarray(gompertz_trust(n_pass, n_fail, options.theta), dtype=float)
+    re = np.asarray(internal_reputation(contribution, trust), dtype=float)
+    local = [r.local_acc for r in records]
+    local_mean = None if local[0] is None else np.mean(local, axis=0)
+    return TaskResult(tuple(records), contribution, n_pass, n_fail, trust, re, local_mean,
+                      final_params)
+
+
 def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSets, *,
              seed: SeedLike, options: TaskOptions | None = None,
              initial_params: Params | None = None, local_accuracy: bool = False,
@@ -282,10 +339,7 @@ def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSet
     params = engine.init_params(generator) if initial_params is None else initial_params
     x = preprocess(workers.images, engine.device, engine.dtype)
     y = workers.labels.to(engine.device)
-    val_x = preprocess(publisher.val_images, engine.device, engine.dtype)
-    val_y = publisher.val_labels.to(engine.device)
-    test_x = preprocess(publisher.test_images, engine.device, engine.dtype)
-    test_y = publisher.test_labels.to(engine.device)
+    validation, test = publisher_tensors(engine, publisher)
     records = []
     for t in range(options.rounds):
         orders = batch_orders(k, x.shape[1], options.epochs, generator)
@@ -293,24 +347,7 @@ def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSet
                                      batch_size=options.batch_size, momentum=options.momentum)
         if submit is not None:
             stacked = submit(stacked, params, t)
-        probs, loss_all, loss_minus = engine.probs_and_loo_losses(stacked, val_x, val_y)
-        P = probs.double().cpu().numpy()
-        delta_l = (loss_minus.double().cpu().numpy() - loss_all) if k > 1 else np.zeros(1)
-        passed = leave_one_out_pass(delta_l, options.delta)
-        contrib = round_contributions(P, options.weighted)
-        omega = aggregation_weights(contrib, delta_l, passed, options.s0, options.denominator)
-        if passed.any():
-            params = engine.aggregate(stacked, torch.from_numpy(omega))
-        test_loss, test_acc = engine.evaluate(params, test_x, test_y)
-        local = local_accuracies(engine, stacked, test_x, test_y) if local_accuracy else None
-        records.append(RoundRecord(loss_all, delta_l, passed, delta_l - options.delta,
-                                   contrib, contributions(P, weighted=False), omega, test_loss,
-                                   test_acc, local))
-    n_pass = np.sum([r.passed for r in records], axis=0)
-    n_fail = options.rounds - n_pass
-    contribution = task_contributions(np.array([r.contrib for r in records]))
-    trust = np.asarray(gompertz_trust(n_pass, n_fail, options.theta), dtype=float)
-    re = np.asarray(internal_reputation(contribution, trust), dtype=float)
-    local_mean = np.mean([r.local_acc for r in records], axis=0) if local_accuracy else None
-    return TaskResult(tuple(records), contribution, n_pass, n_fail, trust, re, local_mean,
-                      params)
+        record, params = score_round(engine, stacked, params, validation, test, options,
+                                     local_accuracy)
+        records.append(record)
+    return finish_task(records, options, params)

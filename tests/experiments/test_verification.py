@@ -95,7 +95,7 @@ def test_an_old_record_without_decisions_is_judged_by_its_pass_counts():
 def _auction_record(config, Re):
     allocation = multitask.auction(config, 0, Re)
     return {"task": 0, "winners": allocation.winners.tolist(),
-            "bids": multitask._draw_bids(config, 0).tolist()}
+            "bids": multitask.draw_bids(config, 0).tolist()}
 
 
 def test_other_winners_are_a_near_tie_only_if_the_stored_inputs_give_the_stored_ones():

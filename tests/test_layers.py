@@ -1,8 +1,8 @@
 """fedlib's layers depend downwards only, and no module imports itself back.
 
-``cli`` and ``viz`` -> ``experiments`` -> ``fl`` -> ``mechanism``, with the bottom modules
-(``runtime``, ``book``, ``paper``, ``table``: anything directly under ``fedlib/`` that is not a
-layer) below them all. Imports are read from the source (every ``import`` statement, those
+``cli`` -> ``viz`` and ``flower`` -> ``experiments`` -> ``fl`` -> ``mechanism``, with the bottom
+modules (``runtime``, ``book``, ``paper``, ``table``: anything directly under ``fedlib/`` that is
+not a layer) below them all. Imports are read from the source (every ``import`` statement, those
 inside functions too), so a lazy import does not hide a dependency.
 """
 
@@ -18,7 +18,8 @@ import fedlib
 PACKAGE = Path(fedlib.__file__).parent
 #: Rank of each layer: a module may import its own layer and the layers of lower rank
 #: (``fedlib.__main__``, ``python -m fedlib``, is the command line's entry point).
-LAYERS = {"mechanism": 1, "fl": 2, "experiments": 3, "viz": 4, "cli": 4, "__main__": 5}
+LAYERS = {"mechanism": 1, "fl": 2, "experiments": 3, "viz": 4, "flower": 4, "cli": 5,
+          "__main__": 6}
 
 
 def module_name(path: Path) -> str:

@@ -1,5 +1,6 @@
-"""Command line: ``python -m fedlib data {check,download}`` (:mod:`fedlib.cli.data`) and
-``python -m fedlib reproduce`` (:mod:`fedlib.cli.reproduce`).
+"""Command line: ``python -m fedlib data {check,download}`` (:mod:`fedlib.cli.data`),
+``python -m fedlib reproduce`` (:mod:`fedlib.cli.reproduce`) and ``python -m fedlib federate``
+(:mod:`fedlib.cli.federate`).
 
 Usage errors (a bad value, a flag an experiment does not take) end with exit status 2 and one
 line naming the argument; a problem found while running (missing data files, say) with exit
@@ -14,7 +15,7 @@ import logging
 import sys
 
 import fedlib
-from fedlib.cli import data, reproduce
+from fedlib.cli import data, federate, reproduce
 from fedlib.cli.text import plain
 from fedlib.fl.data import DataError
 
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     data.add_parser(commands)
     reproduce.add_parser(commands)
+    federate.add_parser(commands)
     return parser
 
 

@@ -58,7 +58,7 @@ FLAGS = {"datasets": "--dataset", "mechanisms": "--mechanisms", "budget": "--bud
          "carry_model": "--carry-model", "seed": "--seed", "fast": "--fast"}
 
 
-def _at_least(cast: Callable[[str], float], minimum: float,
+def at_least(cast: Callable[[str], float], minimum: float,
               strict: bool = False) -> Callable[[str], float]:
     """An argparse type: ``cast`` of the text, finite and at least ``minimum`` (above it if
     ``strict``); otherwise a usage error naming the accepted values."""
@@ -93,9 +93,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--fast", action="store_true", help="a small smoke-sized run")
     sub.add_argument("--out", default="results", help="folder for the JSON results")
     sub.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    sub.add_argument("--jobs", type=_at_least(int, 1), default=2,
+    sub.add_argument("--jobs", type=at_least(int, 1), default=2,
                      help="parallel processes (default 2)")
-    sub.add_argument("--budget", type=_at_least(float, 0, strict=True), default=None,
+    sub.add_argument("--budget", type=at_least(float, 0, strict=True), default=None,
                      help="budget per task (tables, sensitivity, adversarial; default 60)")
     sub.add_argument("--mechanisms", nargs="+", default=None, metavar="NAME",
                      choices=sorted(MECHANISMS),
@@ -103,7 +103,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--carry-model", action="store_true",
                      help="tables: start each task from the previous task's global model "
                           "(default: a fresh model per task)")
-    sub.add_argument("--seed", type=_at_least(int, 0), default=0, help="experiment seed")
+    sub.add_argument("--seed", type=at_least(int, 0), default=0, help="experiment seed")
     sub.set_defaults(func=_reproduce, parser=sub)
 
 

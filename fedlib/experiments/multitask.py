@@ -269,6 +269,16 @@ class MultiTaskConfig:
         return [config.fast() if options.fast else config for config in configs]
 
 
+#: The workers of a smoke-sized federation: three clean, two at dacc 0.4, one pure noise.
+FAST_FEDERATION_GROUPS = ((1.0, 3), (0.4, 2), (0.1, 1))
+
+
+def fast_federation(config: MultiTaskConfig) -> MultiTaskConfig:
+    """``config.fast()`` with 6 workers (:data:`FAST_FEDERATION_GROUPS`, one Flower node each)
+    and budget 12 (about half of them win)."""
+    return replace(config, groups=FAST_FEDERATION_GROUPS, budget=12.0).fast()
+
+
 def _check_int(value: Any, name: str, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
@@ -345,11 +355,18 @@ class RunState:
         self.seconds = float(state["seconds"])
 
     def settle(self, task: int, bids: np.ndarray, allocation: Allocation,
-               result: TaskResult | None, round_fields: Sequence[str] = ROUND_FIELDS) -> None:
+               result: TaskResult | None, round_fields: Sequence[str] = ROUND_FIELDS,
+               bidders: np.ndarray | None = None) -> None:
         """After task ``task``: pay the winners ex post given their ``re`` (the mechanism's
         payment rule), apply Eq. (13) to their ``Re``, keep the model and append the task's
-        record (``result`` is None when nobody won)."""
-        winners = allocation.winners
+        record (``result`` is None when nobody won).
+
+        ``bidders`` are the workers the auction saw, in the order ``allocation`` indexes them
+        (default: all; in a federation a worker that does not answer the bid request is left
+        out, and its bid is recorded as None).
+        """
+        bidders = np.arange(bids.size) if bidders is None else np.asarray(bidders)
+        winners = bidders[allocation.winners]
         re = np.zeros(bids.size)
         rounds: dict[str, Any] = {name: [] for name in round_fields}
         outcome: dict[str, Any] = {name: [] for name in ("contribution", "n_pass", "n_fail")}
@@ -360,9 +377,13 @@ class RunState:
             outcome = {name: stored[name] for name in outcome}
             self.params = result.final_params
             self.ledger.update(winners, re)
-        payments = MECHANISMS[self.config.mechanism].pay(allocation, re)
+        payments = np.zeros(bids.size)
+        payments[bidders] = MECHANISMS[self.config.mechanism].pay(allocation, re[bidders])
+        bid = np.zeros(bids.size, dtype=bool)
+        bid[bidders] = True
         self.records.append({
-            "task": task, "winners": winners.tolist(), "bids": bids.tolist(),
+            "task": task, "winners": winners.tolist(),
+            "bids": [float(b) if seen else None for b, seen in zip(bids, bid, strict=True)],
             "payments": payments[winners].tolist(), **outcome, "re": re[winners].tolist(),
             "Re": self.ledger.Re.tolist(), "rounds": rounds,
         })

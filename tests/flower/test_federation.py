@@ -1,0 +1,110 @@
+"""The Flower federation (fedlib.flower) against the batched engine, and with failing workers.
+
+Two runs on Flower's Simulation Runtime (about 15 s each on 2 cores): the smoke-sized
+federation through the command line, and the same with outages.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from fedlib.cli import main
+from fedlib.experiments.multitask import (
+    MultiTaskConfig,
+    fast_federation,
+    run_multitask,
+)
+from fedlib.experiments.verification import compare_records
+from fedlib.fl.attacks import Attack
+from fedlib.fl.task import RoundRecord
+from fedlib.flower import MechanismStrategy, run_federation
+from fedlib.flower.strategy import _widen
+
+CONFIG = fast_federation(MultiTaskConfig(dataset="mnist", device="cpu"))
+
+
+@pytest.fixture(scope="module")
+def batched():
+    return [json.loads(json.dumps(r)) for r in run_multitask(CONFIG).records]
+
+
+@pytest.fixture(scope="module")
+def flower(tmp_path_factory):
+    """The Flower run, through ``python -m fedlib federate --fast``; its saved records."""
+    out = tmp_path_factory.mktemp("federation")
+    assert main(["federate", "--engine", "flower", "--fast", "--out", str(out)]) == 0
+    saved = json.loads((out / f"{CONFIG.result_name()}_flower.json").read_text())
+    assert saved["config"] == CONFIG.to_dict()
+    return saved["records"]
+
+
+def test_flower_makes_the_batched_engines_decisions(batched, flower):
+    assert len(flower) == CONFIG.n_tasks == 3
+    for ours, theirs in zip(batched, flower, strict=True):
+        assert theirs["winners"] == ours["winners"] and len(ours["winners"]) >= 2
+        assert theirs["bids"] == ours["bids"]
+        assert theirs["rounds"]["passed"] == ours["rounds"]["passed"]
+
+
+def test_flower_numbers_agree_within_the_cross_machine_tolerance(batched, flower):
+    comparison, stops = compare_records(CONFIG.to_dict(), batched, flower, "foreign")
+    assert not comparison.mismatches and not stops
+    for ours, theirs in zip(batched, flower, strict=True):
+        np.testing.assert_allclose(theirs["payments"], ours["payments"], rtol=1e-5)
+        np.testing.assert_allclose(theirs["Re"], ours["Re"], rtol=1e-5)
+        np.testing.assert_allclose(theirs["rounds"]["test_loss"], ours["rounds"]["test_loss"],
+                                   rtol=1e-4)
+
+
+@pytest.fixture(scope="module")
+def outages(batched):
+    """Task 1's first winner fails in round 0; the noisiest worker does not bid in task 2."""
+    failing = batched[1]["winners"][0]
+    silent = CONFIG.daccs.size - 1
+    return failing, silent, run_federation(CONFIG, outages={(failing, 1, 0), (silent, 2, None)})
+
+
+def test_a_failing_winner_submits_nothing_that_round(flower, outages):
+    failing, _, result = outages
+    record, clean = result.records[1], flower[1]
+    assert record["winners"] == clean["winners"]
+    i = record["winners"].index(failing)
+    assert [0, failing] in record["no_reply"]
+    assert record["rounds"]["passed"][0][i] is False and record["rounds"]["omega"][0][i] == 0
+    assert record["rounds"]["margin"][0][i] is None
+    assert record["n_fail"][i] == clean["n_fail"][i] + 1
+    assert record["re"][i] < clean["re"][i]
+    assert record["payments"][i] <= clean["payments"][i]
+    assert sum(record["rounds"]["omega"][0]) == pytest.approx(1.0)
+
+
+def test_a_worker_that_does_not_bid_is_left_out_and_nothing_before_is_lost(flower, outages):
+    _, silent, result = outages
+    assert result.records[0] == json.loads(json.dumps(flower[0]))
+    record = result.records[2]
+    assert record["bids"][silent] is None and silent not in record["winners"]
+    assert [-1, silent] in record["no_reply"]
+    assert sum(record["payments"]) <= CONFIG.budget + 1e-9
+
+
+def test_widen_fills_the_missing_winners_as_failed_checks():
+    arrived = RoundRecord(0.5, np.array([0.1, -0.2]), np.array([True, False]),
+                          np.array([0.105, -0.195]), np.array([1.0, 0.5]),
+                          np.array([0.7, 0.6]), np.array([1.0, 0.0]), 0.3, 0.9, None)
+    wide = _widen(arrived, [0, 2], 3)
+    assert wide.passed.tolist() == [True, False, False]
+    assert wide.contrib.tolist() == [1.0, 0.0, 0.5]
+    assert wide.omega.tolist() == [1.0, 0.0, 0.0]
+    assert np.isnan(wide.margin[1]) and wide.margin[2] == -0.195
+    assert (wide.test_loss, wide.local_acc) == (0.3, None)
+
+
+def test_the_strategy_rejects_what_it_cannot_run():
+    with pytest.raises(ValueError, match="attacks"):
+        MechanismStrategy(replace(CONFIG, attacks=(Attack(kind="free_rider", workers=(0,)),)))
+    with pytest.raises(ValueError, match="timeout"):
+        MechanismStrategy(CONFIG, timeout=0)

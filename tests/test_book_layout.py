@@ -77,8 +77,8 @@ def test_the_lock_file_pins_every_dependency_with_hashes():
     pyproject = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())
     project = pyproject["project"]
     wanted = _requirement_names(project["dependencies"] + [
-        dep for name, extra in project["optional-dependencies"].items() if name != "release"
-        for dep in extra])
+        dep for name, extra in project["optional-dependencies"].items()
+        if name not in ("release", "flower") for dep in extra])
     text = (ROOT / "requirements.lock").read_text()
     entry = r"^([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==\S+ \\\n    --hash=sha256:[0-9a-f]{64}"
     pinned = re.findall(entry, text, flags=re.MULTILINE)
@@ -98,3 +98,17 @@ def test_the_release_tools_are_pinned_outside_the_lock():
     assert len(pinned) == len(lines) and pinned == wanted
     assert not wanted & {m.lower() for m in re.findall(
         r"^([A-Za-z0-9_.-]+)==", (ROOT / "requirements.lock").read_text(), flags=re.MULTILINE)}
+
+
+def test_flower_is_pinned_outside_the_lock_with_what_it_moves():
+    """Flower's runtime computes nothing in the stored results: pinned in
+    requirements-flower.txt at the extra's version, every package it brings or moves pinned
+    exactly, and Flower itself not in the lock (whose hash is in every result's fingerprint)."""
+    project = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())["project"]
+    extra = project["optional-dependencies"]["flower"]
+    lines = [line for line in (ROOT / "requirements-flower.txt").read_text().splitlines()
+             if line and not line.startswith("#")]
+    assert all(re.fullmatch(r"[\w.-]+(\[[\w,]+\])?==[\w.]+", line) for line in lines), lines
+    assert set(extra) <= set(lines) and "ray==2.55.1" in lines
+    lock = (ROOT / "requirements.lock").read_text()
+    assert not re.search(r"^(flwr|ray)==", lock, flags=re.MULTILINE)

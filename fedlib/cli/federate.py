@@ -13,34 +13,18 @@ Simulation Runtime (:mod:`fedlib.flower`).
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 
 from fedlib.cli.reproduce import at_least
 from fedlib.cli.text import plain
 from fedlib.experiments import results
-from fedlib.experiments.multitask import (
-    DEFAULT_BUDGET,
-    MultiTaskConfig,
-    fast_federation,
-    run_multitask,
-)
+from fedlib.experiments.multitask import federation_config, run_multitask
 from fedlib.fl.data import DATASETS
 from fedlib.mechanism.mechanisms import MECHANISMS
 
 
-def _config(args: argparse.Namespace) -> MultiTaskConfig:
-    config = MultiTaskConfig(dataset=args.dataset, mechanism=args.mechanism, seed=args.seed,
-                             budget=args.budget or DEFAULT_BUDGET, device="cpu")
-    if args.fast:
-        config = fast_federation(config)
-        if args.budget:
-            config = replace(config, budget=args.budget)
-    tasks = args.tasks if args.tasks is not None else config.n_tasks
-    return replace(config, n_tasks=tasks, eval_from=min(config.eval_from, tasks - 1))
-
-
 def _federate(args: argparse.Namespace) -> int:
-    config = _config(args)
+    config = federation_config(args.dataset, args.mechanism, args.tasks, args.budget,
+                               args.seed, args.fast)
     name = config.result_name()
     if args.engine == "flower":
         try:

@@ -18,7 +18,7 @@ except ImportError as error:  # pragma: no cover - depends on the installed extr
                       ) from error
 
 from fedlib.flower.client import make_client_app
-from fedlib.flower.simulation import run_federation
+from fedlib.flower.simulation import round_cost, run_federation
 from fedlib.flower.strategy import MechanismStrategy
 
-__all__ = ["MechanismStrategy", "make_client_app", "run_federation"]
+__all__ = ["MechanismStrategy", "make_client_app", "round_cost", "run_federation"]

@@ -94,6 +94,8 @@ class MechanismStrategy(Strategy):
         self.config, self.timeout, self.round_fields = config, timeout, round_fields
         self.engine = BatchedEngine(MODEL_FOR_DATASET[config.dataset], device=config.device)
         self.run = RunState(config)
+        #: Wall seconds of each task run so far (bids, rounds and payments).
+        self.task_seconds: list[float] = []
         self._sets: tuple[Sample, Sample] | None = None
         self._task = 0
         self._winners: dict[int, int] = {}  # worker -> node of the current task's winners
@@ -161,7 +163,8 @@ class MechanismStrategy(Strategy):
             for task in progress(range(config.n_tasks), desc=f"{config.result_name()} (Flower)"):
                 began = time.perf_counter()
                 self._run_task(grid, nodes, task)
-                self.run.seconds += time.perf_counter() - began
+                self.task_seconds.append(time.perf_counter() - began)
+                self.run.seconds += self.task_seconds[-1]
         return MultiTaskResult(config, tuple(self.run.records), self.run.seconds)
 
     def _run_task(self, grid: Grid, nodes: list[int], task: int) -> None:

@@ -12,6 +12,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from fedlib.book import ROOT
 from fedlib.cli import main
 from fedlib.experiments.multitask import (
     MultiTaskConfig,
@@ -108,3 +109,18 @@ def test_the_strategy_rejects_what_it_cannot_run():
         MechanismStrategy(replace(CONFIG, attacks=(Attack(kind="free_rider", workers=(0,)),)))
     with pytest.raises(ValueError, match="timeout"):
         MechanismStrategy(CONFIG, timeout=0)
+
+
+def test_the_flwr_run_app_names_importable_components(tmp_path):
+    """``flwr run flower_app`` validates this file and imports its components first; a broken
+    component name fails the same check."""
+    from flwr.cli.config_utils import load_and_validate
+
+    app = ROOT / "flower_app" / "pyproject.toml"
+    config, warnings = load_and_validate(app, check_module=True)
+    assert config["tool"]["flwr"]["app"]["components"]["serverapp"] == (
+        "fedlib.flower.app:server_app") and not warnings
+    broken = tmp_path / "pyproject.toml"
+    broken.write_text(app.read_text().replace("app:server_app", "app:no_such_app"))
+    with pytest.raises(ValueError, match="no_such_app"):
+        load_and_validate(broken, check_module=True)

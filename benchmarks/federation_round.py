@@ -14,9 +14,8 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
-
-import torch
 
 from fedlib.experiments import environment
 from fedlib.flower import round_cost
@@ -28,8 +27,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="rounds of each task")
     parser.add_argument("--repeats", type=int, default=1, help="runs per k (medians)")
     args = parser.parse_args()
-    print(f"# {environment.describe(environment.fingerprint('cpu'))}; torch "
-          f"{torch.__version__}")
+    cores = os.cpu_count() or 1
+    print(f"# {environment.describe(environment.fingerprint('cpu', cores))}; Flower: one "
+          f"worker process per core ({cores}), batched engine: {cores} torch threads")
     print(f"{'k':>3} {'flower s/round':>15} {'batched s/round':>16} {'flower/batched':>15}")
     for k in (int(k) for k in args.ks.split(",")):
         runs = [round_cost(k, rounds=args.rounds) for _ in range(args.repeats)]

@@ -3,6 +3,7 @@ imports in a fresh virtual environment, away from the repository."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tomllib
@@ -17,7 +18,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(*args: str | Path, cwd: Path = ROOT) -> str:
-    done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True)
+    # Without PYTHONPATH: a path to this checkout there would shadow the installed wheel.
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True,
+                          env=env)
     assert done.returncode == 0, f"{args}: {done.stdout}\n{done.stderr}"
     return done.stdout
 

@@ -60,9 +60,16 @@ def run_federation(config: MultiTaskConfig, *, outages: Collection[Outage] = (),
                  "logging_level": logging.ERROR if quiet else logging.INFO}
     if not os.environ.get("RAY_ADDRESS"):  # a cluster to join says its own CPUs
         init_args["num_cpus"] = cpus
-    run_simulation(server, make_client_app(outages), num_supernodes=config.daccs.size,
-                   backend_config={"client_resources": {"num_cpus": 1, "num_gpus": 0.0},
-                                   "init_args": init_args})
+    pythonpath = os.environ.get("PYTHONPATH")
+    try:
+        run_simulation(server, make_client_app(outages), num_supernodes=config.daccs.size,
+                       backend_config={"client_resources": {"num_cpus": 1, "num_gpus": 0.0},
+                                       "init_args": init_args})
+    finally:  # Flower's Ray backend sets PYTHONPATH to its sys.path for the actors: undo it
+        if pythonpath is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = pythonpath
     if "result" not in outcome:
         raise RuntimeError("the Flower simulation ended before the server finished its tasks; "
                            "run with -v to see Flower's log")

@@ -196,9 +196,10 @@ class MechanismStrategy(Strategy):
                                        if isinstance(row, list) else row for row in values]
                                 for name, values in record["rounds"].items()}  # NaN: None
         payments = dict(zip(record["winners"], record["payments"], strict=True))
-        grid.send_and_receive([request(PAYMENT, node_of[w], config, task,
-                                       metrics=MetricRecord({"payment": paid}))
-                               for w, paid in payments.items()], timeout=self.timeout)
+        if payments:
+            grid.send_and_receive([request(PAYMENT, node_of[w], config, task,
+                                           metrics=MetricRecord({"payment": paid}))
+                                   for w, paid in payments.items()], timeout=self.timeout)
 
     def _collect_bids(self, grid: Grid, nodes: list[int], task: int
                       ) -> tuple[np.ndarray, dict[int, int]]:

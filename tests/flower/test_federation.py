@@ -7,6 +7,7 @@ federation through the command line, and the same with outages.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 
 import numpy as np
@@ -63,14 +64,25 @@ def test_flower_numbers_agree_within_the_cross_machine_tolerance(batched, flower
 
 @pytest.fixture(scope="module")
 def outages(batched):
-    """Task 1's first winner fails in round 0; the noisiest worker does not bid in task 2."""
+    """Task 1's first winner fails in round 0; the noisiest worker does not bid in task 2.
+    Run with ``PYTHONPATH=/nowhere``; also returns the PYTHONPATH the run left behind."""
     failing = batched[1]["winners"][0]
     silent = CONFIG.daccs.size - 1
-    return failing, silent, run_federation(CONFIG, outages={(failing, 1, 0), (silent, 2, None)})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPATH", "/nowhere")
+        result = run_federation(CONFIG, outages={(failing, 1, 0), (silent, 2, None)})
+        left = os.environ.get("PYTHONPATH")
+    return failing, silent, result, left
+
+
+def test_a_run_leaves_the_callers_pythonpath_alone(outages):
+    """Flower's Ray backend exports its sys.path as PYTHONPATH for the actors; a later
+    subprocess of the caller (a fresh virtual environment, say) must not inherit it."""
+    assert outages[3] == "/nowhere"
 
 
 def test_a_failing_winner_submits_nothing_that_round(flower, outages):
-    failing, _, result = outages
+    failing, _, result, _ = outages
     record, clean = result.records[1], flower[1]
     assert record["winners"] == clean["winners"]
     i = record["winners"].index(failing)
@@ -84,7 +96,7 @@ def test_a_failing_winner_submits_nothing_that_round(flower, outages):
 
 
 def test_a_worker_that_does_not_bid_is_left_out_and_nothing_before_is_lost(flower, outages):
-    _, silent, result = outages
+    _, silent, result, _ = outages
     assert result.records[0] == json.loads(json.dumps(flower[0]))
     record = result.records[2]
     assert record["bids"][silent] is None and silent not in record["winners"]

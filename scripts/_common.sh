@@ -22,7 +22,8 @@ if [ -z "${FEDLIB_INSTALLED:-}" ]; then
   # an old editable install of it would shadow this checkout's package.
   python -m pip uninstall --quiet --yes fedlib 2>/dev/null || true
   python -m pip install --quiet --no-deps -e .
-  python -m pip install --quiet -r requirements-tools.txt -r requirements-flower.txt
+  python -m pip install --quiet -r requirements-tools.txt -r requirements-flower.txt \
+    -r requirements-lab.txt
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     # Debian's Chromium for the browser tests of the built book.
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \

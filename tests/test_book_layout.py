@@ -9,6 +9,7 @@ import jupytext
 import pytest
 import yaml
 from jupytext.config import load_jupytext_config
+from packaging.requirements import Requirement
 
 from fedlib.book import ROOT, chapter_titles, notebook_chapters, toc_files
 
@@ -68,7 +69,8 @@ def _requirement_names(lines):
 def test_environment_yml_installs_the_lock_file():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip_section = next(dep["pip"] for dep in env["dependencies"] if isinstance(dep, dict))
-    assert pip_section == ["-r requirements.lock"], "environment.yml must install the lock file"
+    assert pip_section == ["-r requirements.lock", "-r requirements-lab.txt"], (
+        "environment.yml must install the lock file, then JupyterLab")
     python = next(dep for dep in env["dependencies"] if str(dep).startswith("python"))
     assert "Python " + python.split("=")[1] in (ROOT / "requirements.lock").read_text()[:300]
 
@@ -78,7 +80,7 @@ def test_the_lock_file_pins_every_dependency_with_hashes():
     project = pyproject["project"]
     wanted = _requirement_names(project["dependencies"] + [
         dep for name, extra in project["optional-dependencies"].items()
-        if name not in ("release", "flower") for dep in extra])
+        if name not in ("release", "flower", "lab") for dep in extra])
     text = (ROOT / "requirements.lock").read_text()
     entry = r"^([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==\S+ \\\n    --hash=sha256:[0-9a-f]{64}"
     pinned = re.findall(entry, text, flags=re.MULTILINE)
@@ -100,15 +102,24 @@ def test_the_release_tools_are_pinned_outside_the_lock():
         r"^([A-Za-z0-9_.-]+)==", (ROOT / "requirements.lock").read_text(), flags=re.MULTILINE)}
 
 
-def test_flower_is_pinned_outside_the_lock_with_what_it_moves():
-    """Flower's runtime computes nothing in the stored results: pinned in
-    requirements-flower.txt at the extra's version, every package it brings or moves pinned
-    exactly, and Flower itself not in the lock (whose hash is in every result's fingerprint)."""
+@pytest.mark.parametrize("extra, pins, package", [
+    ("flower", "requirements-flower.txt", "ray==2.55.1"),
+    ("lab", "requirements-lab.txt", "jupyter-server==2.21.1"),
+])
+def test_runtimes_are_pinned_outside_the_lock_with_what_they_bring(extra, pins, package):
+    """Flower's runtime and JupyterLab compute nothing in the stored results: each is pinned
+    in its own file (the extra's package and everything it brings or moves, exactly), and
+    neither is in the lock, whose hash is in every stored result's fingerprint."""
     project = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())["project"]
-    extra = project["optional-dependencies"]["flower"]
-    lines = [line for line in (ROOT / "requirements-flower.txt").read_text().splitlines()
+    lines = [line for line in (ROOT / pins).read_text().splitlines()
              if line and not line.startswith("#")]
     assert all(re.fullmatch(r"[\w.-]+(\[[\w,]+\])?==[\w.]+", line) for line in lines), lines
-    assert set(extra) <= set(lines) and "ray==2.55.1" in lines
+    normal = {line.lower().replace("_", "-") for line in lines}
+    assert package in normal
     lock = (ROOT / "requirements.lock").read_text()
-    assert not re.search(r"^(flwr|ray)==", lock, flags=re.MULTILINE)
+    for requirement in map(Requirement, project["optional-dependencies"][extra]):
+        pinned = next(Requirement(line) for line in lines
+                      if Requirement(line).name == requirement.name)
+        assert requirement.specifier.contains(next(iter(pinned.specifier)).version)
+        assert not re.search(rf"^{re.escape(requirement.name)}==", lock,
+                             flags=re.MULTILINE | re.IGNORECASE)

@@ -50,11 +50,12 @@ def run_federation(config: MultiTaskConfig, *, outages: Collection[Outage] = (),
         outcome["result"] = strategy.start(grid)
 
     cpus = cpus or os.cpu_count() or 1
-    # Flower's and Ray's logs follow fedlib's (python -m fedlib -v shows them); quiet, they
-    # would also repeat that run_simulation is deprecated in favour of ``flwr run``, which
-    # fedlib.flower.app serves as well.
+    # Flower's and Ray's logs follow fedlib's (python -m fedlib -v shows them). Quiet, they
+    # would repeat that run_simulation is deprecated in favour of ``flwr run`` (which
+    # fedlib.flower.app serves as well) and print every failed request's traceback; the
+    # strategy records those in ``no_reply`` and logs them at INFO.
     quiet = logging.getLogger("fedlib").getEffectiveLevel() > logging.INFO
-    logging.getLogger("flwr").setLevel(logging.ERROR if quiet else logging.INFO)
+    logging.getLogger("flwr").setLevel(logging.CRITICAL if quiet else logging.INFO)
     os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
     init_args = {"log_to_driver": not quiet,
                  "logging_level": logging.ERROR if quiet else logging.INFO}

@@ -191,6 +191,8 @@ class MechanismStrategy(Strategy):
         run.settle(task, bids, allocation, result, self.round_fields, bidders)
         record = run.records[-1]
         if self._missing:
+            logger.info("task %d: no reply from [round, worker] %s (round -1: the bid request)",
+                        task, self._missing)
             record["no_reply"] = self._missing
             record["rounds"] = {name: [[None if value != value else value for value in row]
                                        if isinstance(row, list) else row for row in values]

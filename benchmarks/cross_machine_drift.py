@@ -3,10 +3,10 @@
 Recomputes the first tasks of every stored result (``results/*.json``) in this environment,
 saves the recomputed records beside the environment's fingerprint, and reports, per file, how
 far the recomputation agrees with the stored records under the foreign tier of
-:mod:`fedlib.experiments.verification` (where it stops at a near tie, its largest difference,
+:mod:`fedlib.storage.comparison` (where it stops at a near tie, its largest difference,
 any difference beyond the tolerance), then, over all files, the largest drift of every field
 by the rounds of training behind the value, next to the tolerance there: their ratio is the
-safety factor of :data:`~fedlib.experiments.tolerance.FOREIGN_TOLERANCE`. ``--pair A:B``
+safety factor of :data:`~fedlib.storage.tolerance.FOREIGN_TOLERANCE`. ``--pair A:B``
 compares two recomputations instead (two environments, both with the leave-one-out margins);
 several pairs give one envelope over all of them.
 
@@ -29,8 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from fedlib.experiments import environment, registry, tolerance, verification
-from fedlib.experiments.stored import results_dir
+from fedlib.experiments import registry
+from fedlib.storage import comparison, environment, tolerance
+from fedlib.storage.stored import results_dir
 
 
 def recompute(name: str, out: Path, n_tasks: int) -> dict:
@@ -52,23 +53,23 @@ def recompute(name: str, out: Path, n_tasks: int) -> dict:
 RELATIVE = ("default", "test_loss")
 
 
-def compare(name: str, stored: dict, fresh: dict) -> tuple[str, verification.Comparison, list]:
+def compare(name: str, stored: dict, fresh: dict) -> tuple[str, comparison.Comparison, list]:
     """The family of ``name``, and how ``fresh`` agrees with ``stored`` under the foreign tier."""
     config = json.loads((results_dir() / f"{name}.json").read_text())["config"]
     n = len(fresh["records"])
-    comparison, stops = verification.compare_records(config, stored["records"][:n],
-                                                     fresh["records"], "foreign")
-    return tolerance.family(config), comparison, list(stops)
+    measured, stops = comparison.compare_records(config, stored["records"][:n],
+                                                 fresh["records"], "foreign")
+    return tolerance.family(config), measured, list(stops)
 
 
-def largest_drift(comparisons: list[tuple[str, verification.Comparison]]
+def largest_drift(comparisons: list[tuple[str, comparison.Comparison]]
                   ) -> dict[tuple[str, str], dict[int, float]]:
     """(family, tolerance field) to {rounds of training behind: largest drift}, relative for
     fields with a relative tolerance and absolute for the others."""
     largest: dict[tuple[str, str], dict[int, float]] = {}
-    for family, comparison in comparisons:
+    for family, measured in comparisons:
         tolerances = tolerance.FOREIGN_TOLERANCE[family]
-        for (field, rounds), (gap, relative) in comparison.drift.items():
+        for (field, rounds), (gap, relative) in measured.drift.items():
             kind = field if field in tolerances else "default"
             value = relative if tolerances[kind].rtol > 0 else gap
             seen = largest.setdefault((family, kind), {})
@@ -102,7 +103,7 @@ def fit(measured: dict[int, float], growth: float | None = None,
     return safety * best[1], best[2], safety * cap
 
 
-def envelope(comparisons: list[tuple[str, verification.Comparison]]) -> list[str]:
+def envelope(comparisons: list[tuple[str, comparison.Comparison]]) -> list[str]:
     """Per family, field and rounds of training behind: the largest drift measured, the
     tolerance there, and their ratio (the safety factor); then 10 times the tightest envelope
     of the measurements, the basis of the tolerance."""
@@ -160,13 +161,13 @@ def main() -> int:
             fresh = json.loads(path.read_text())
             other = json.loads((results_dir() / f"{name}.json" if against == "stored"
                                 else Path(against) / f"{name}.json").read_text())
-            family, comparison, stops = compare(name, other, fresh)
-            comparisons.append((family, comparison))
+            family, measured, stops = compare(name, other, fresh)
+            comparisons.append((family, measured))
             print(f"{name} ({family}), {environment.describe(fresh['environment'])} against "
                   + (environment.describe(other["environment"]) if other.get("environment")
                      else f"{other['machine']['cpu']} (stored, not fingerprinted)") + ": "
                   + ("; ".join(str(stop) for stop in stops) or "no near tie")
-                  + f"; largest {comparison.largest()}")
+                  + f"; largest {measured.largest()}")
             print("".join(f"    beyond: {m}\n" for m in comparison.mismatches[:5]), end="")
     print("\nLargest drift by rounds of training behind a value, over all pairs and files:")
     print("\n".join(envelope(comparisons)))

@@ -17,8 +17,8 @@ import argparse
 import os
 import statistics
 
-from fedlib.experiments import environment
 from fedlib.flower import round_cost
+from fedlib.storage import environment
 
 
 def main() -> None:

@@ -40,7 +40,8 @@ from torch import nn
 from fedlib.fl import reference
 from fedlib.fl.batched import Stacked
 from fedlib.fl.device import resolve_device
-from fedlib.fl.engine import BatchedEngine, batch_orders
+from fedlib.fl.engine import BatchedEngine
+from fedlib.fl.inputs import batch_orders
 from fedlib.fl.models import make_model
 
 TRAIN_SAMPLES = 1000

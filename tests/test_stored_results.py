@@ -2,7 +2,7 @@
 
 For each ``results/*.json`` the first two tasks (one for the cold-start map) are recomputed at
 the stored (paper) scale on the CPU and compared with the stored records
-(:func:`fedlib.experiments.verification.check_fresh`): in the environment that made the file,
+(:func:`fedlib.storage.verification.check_fresh`): in the environment that made the file,
 the same winners and decisions and every number to 1e-6 relative; in another one, within the
 measured cross-machine tolerance up to the first near tie.
 A stale file fails here, so the book never shows numbers the code would not produce. Each
@@ -21,16 +21,9 @@ import shutil
 import pytest
 
 from fedlib.book import toc_files
-from fedlib.experiments import (
-    adversarial,
-    budget_sweep,
-    multitask,
-    results,
-    sensitivity,
-    stored,
-    verification,
-)
+from fedlib.experiments import adversarial, budget_sweep, multitask, sensitivity
 from fedlib.experiments.multitask import MultiTaskConfig
+from fedlib.storage import results, stored, verification
 
 RESULTS = stored.results_dir()
 FEDERATED_CHAPTER = "chapters/06_federated"

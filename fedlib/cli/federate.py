@@ -16,10 +16,11 @@ import argparse
 
 from fedlib.cli.reproduce import at_least
 from fedlib.cli.text import plain
-from fedlib.experiments import results
-from fedlib.experiments.multitask import federation_config, run_multitask
+from fedlib.experiments.federation import federation_config
+from fedlib.experiments.multitask import run_multitask
 from fedlib.fl.data import DATASETS
 from fedlib.mechanism.mechanisms import MECHANISMS
+from fedlib.storage import results
 
 
 def _federate(args: argparse.Namespace) -> int:

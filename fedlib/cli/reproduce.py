@@ -27,11 +27,11 @@ restarted command resumes, and keeps results already saved with the same configu
 ``--config FILE`` replays: it reruns exactly the configuration stored in ``FILE`` (any stored
 result, including configurations the flags cannot express) on the device it names, saves it
 under the same name in ``--out`` and compares the new records with the file's under the
-cross-machine rule of :mod:`fedlib.experiments.verification` (how far they agree, and where they
+cross-machine rule of :mod:`fedlib.storage.comparison` (how far they agree, and where they
 part at a near tie); the exit status is 1 when they differ beyond it.
 
 Stored results are verified by recomputing their first tasks on the CPU
-(:func:`~fedlib.experiments.verification.verify_result`): to 1e-6 in the environment that made
+(:func:`~fedlib.storage.verification.verify_result`): to 1e-6 in the environment that made
 them, within the measured cross-machine drift elsewhere. A result made on a GPU (``--device
 cuda``, TF32 off) is verified under the cross-machine rule.
 """
@@ -47,11 +47,12 @@ from pathlib import Path
 from typing import Any
 
 from fedlib.cli.text import plain
-from fedlib.experiments import registry, results, verification
+from fedlib.experiments import registry
 from fedlib.experiments.registry import Options
 from fedlib.fl.data import DATASETS
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.runtime import parallel_map
+from fedlib.storage import comparison, results
 
 #: The flag that sets each field of :class:`~fedlib.experiments.registry.Options`.
 FLAGS = {"datasets": "--dataset", "mechanisms": "--mechanisms", "budget": "--budget",
@@ -172,15 +173,15 @@ def _replay(args: argparse.Namespace) -> int:
     saved = results.save_result(config.result_name(), config, result.records, args.out,
                                 wall_time_s=result.wall_time_s)
     fresh = json.loads(saved.read_text())["records"]
-    comparison, stops = verification.compare_records(raw, payload["records"], fresh, "foreign")
-    verdict = ("agrees within the cross-machine tolerance" if not comparison.mismatches else
-               f"differs beyond the cross-machine tolerance ({len(comparison.mismatches)} "
-               f"difference(s), the first: {comparison.mismatches[0]})")
+    measured, stops = comparison.compare_records(raw, payload["records"], fresh, "foreign")
+    verdict = ("agrees within the cross-machine tolerance" if not measured.mismatches else
+               f"differs beyond the cross-machine tolerance ({len(measured.mismatches)} "
+               f"difference(s), the first: {measured.mismatches[0]})")
     print(f"{saved}: {len(fresh)} tasks in {result.wall_time_s:.0f} s; against {path}: "
-          f"{verdict}; largest difference {comparison.largest()}")
+          f"{verdict}; largest difference {measured.largest()}")
     for stop in stops:
         print(f"  parts at a near tie: {stop}")
-    return 0 if not comparison.mismatches else 1
+    return 0 if not measured.mismatches else 1
 
 
 def _reproduce(args: argparse.Namespace) -> int:

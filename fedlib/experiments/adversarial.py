@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fedlib.experiments.claims import Claim
+from fedlib.analysis.claims import Claim
 from fedlib.experiments.grid import Grid, GridResult
 from fedlib.experiments.multitask import DEFAULT_BUDGET, MultiTaskConfig, MultiTaskResult
 from fedlib.experiments.registry import Options, register

@@ -24,8 +24,8 @@ the sweeps hand it the realised ``re``, so it maximises ``sum re`` subject to ``
 
 Stored form (``python -m fedlib reproduce mechanisms``, :class:`SweepSummary`): one record per
 (mechanism, x) with the medians, quartiles and means of
-:meth:`~fedlib.experiments.sweep_results.SweepResult.summary_records`,
-written by :func:`fedlib.experiments.results.save_result`; :meth:`SweepConfig.recompute` reruns
+:meth:`~fedlib.analysis.sweep_results.SweepResult.summary_records`,
+written by :func:`fedlib.storage.results.save_result`; :meth:`SweepConfig.recompute` reruns
 the whole sweep (seconds), since trials are seeded one by one and summaries need them all.
 """
 
@@ -40,8 +40,8 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from fedlib.analysis.sweep_results import Per, SweepResult
 from fedlib.experiments.registry import Options, Records, register
-from fedlib.experiments.sweep_results import Per, SweepResult
 from fedlib.mechanism import MECHANISMS, synthetic_instance
 from fedlib.paper.settings import FIG4_WORKERS, FIG5_BUDGET, PAPER_BUDGETS, PAPER_WORKERS
 
@@ -114,8 +114,8 @@ class WorkerDistribution:
 
 class SweepSummary(Records):
     """What a sweep stores: one record per (mechanism, x) of
-    :meth:`~fedlib.experiments.sweep_results.SweepResult.summary_records` (the trials themselves
-    are not kept; :mod:`fedlib.experiments.sweep_results` analyses a whole run)."""
+    :meth:`~fedlib.analysis.sweep_results.SweepResult.summary_records` (the trials themselves
+    are not kept; :mod:`fedlib.analysis.sweep_results` analyses a whole run)."""
 
 
 @register
@@ -207,7 +207,7 @@ class SweepConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready configuration, tagged ``"experiment": "mechanisms"`` (and ``"device":
-        "cpu"``: the sweeps are numpy only), for :mod:`fedlib.experiments.results`."""
+        "cpu"``: the sweeps are numpy only), for :mod:`fedlib.storage.results`."""
         out = asdict(self)
         out["xs"], out["mechanisms"] = list(self.xs), list(self.mechanisms)
         return {"experiment": "mechanisms", **out, "device": "cpu"}

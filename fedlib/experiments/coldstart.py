@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fedlib.experiments.claims import Claim
+from fedlib.analysis.claims import Claim
 from fedlib.experiments.federated import DATASET_LABELS, table1, table2, table3
 from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, SWEEP_TASKS, sweep_base
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult

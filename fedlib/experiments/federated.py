@@ -2,7 +2,7 @@
 selections and checks.
 
 The runs are :class:`~fedlib.experiments.multitask.MultiTaskResult` objects (stored or
-computed, see :mod:`fedlib.experiments.stored`); the paper's numbers come from
+computed, see :mod:`fedlib.storage.stored`); the paper's numbers come from
 :mod:`fedlib.paper.numbers`.
 """
 
@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from fedlib.experiments import verification
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.paper import numbers as paper_numbers
@@ -338,38 +337,3 @@ def run_problems(runs: Mapping[Any, MultiTaskResult]) -> list[str]:
         problems += [f"{key} task {t}: paid {paid:.6g} > B = {run.config.budget:g}"
                      for t, paid in budget_overruns(run)]
     return problems
-
-
-def machine_spread(first: Mapping[tuple[str, str], MultiTaskResult],
-                   second: Mapping[tuple[str, str], MultiTaskResult]) -> list[dict[str, Any]]:
-    """How far Tables 2-3 move when the same runs are computed on two machines.
-
-    Parameters
-    ----------
-    first, second : mapping
-        (dataset, mechanism) to the run of the same configuration on each machine; the pairs
-        of ``second`` are compared.
-
-    Returns
-    -------
-    list of dict
-        Per pair: ``dataset``, ``mechanism``, the share of dacc 1.0 (Table 2) and the final
-        loss (Table 3) on each machine and their differences, and ``parts`` (where the
-        cross-machine verification of the second run against the first stops at a near tie,
-        :func:`~fedlib.experiments.verification.compare_records`, or ``"never"``).
-    """
-    rows = []
-    for key, other in second.items():
-        run = first[key]
-        _, stops = verification.compare_records(run.config.to_dict(), run.records,
-                                                other.records, "foreign")
-        where = ("never" if not stops else f"task {stops[0].task}, "
-                 + ("auction" if stops[0].round is None else f"round {stops[0].round}"))
-        rows.append({
-            "dataset": DATASET_LABELS[key[0]], "mechanism": MECHANISMS[key[1]].label,
-            "share, first": table2(run), "share, second": table2(other),
-            "share moved": table2(other) - table2(run),
-            "loss, first": table3(run), "loss, second": table3(other),
-            "loss moved": table3(other) - table3(run),
-            "the runs part at": where})
-    return rows

@@ -185,7 +185,7 @@ class Grid:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready configuration tagged with the kind: the axis, the seed and the device at
-        the top level (where :mod:`fedlib.experiments.results` looks for them), and ``base``
+        the top level (where :mod:`fedlib.storage.results` looks for them), and ``base``
         without them and without the fields the axis sets."""
         left_out = ("experiment", "device", "seed", *self.pinned)
         base = {k: v for k, v in self.base.to_dict().items() if k not in left_out}

@@ -269,30 +269,6 @@ class MultiTaskConfig:
         return [config.fast() if options.fast else config for config in configs]
 
 
-#: The workers of a smoke-sized federation: three clean, two at dacc 0.4, one pure noise.
-FAST_FEDERATION_GROUPS = ((1.0, 3), (0.4, 2), (0.1, 1))
-
-
-def fast_federation(config: MultiTaskConfig) -> MultiTaskConfig:
-    """``config.fast()`` with 6 workers (:data:`FAST_FEDERATION_GROUPS`, one Flower node each)
-    and budget 12 (about half of them win)."""
-    return replace(config, groups=FAST_FEDERATION_GROUPS, budget=12.0).fast()
-
-
-def federation_config(dataset: str = "mnist", mechanism: str = "ours", tasks: int | None = None,
-                      budget: float | None = None, seed: int = 0,
-                      fast: bool = False) -> MultiTaskConfig:
-    """The run of ``python -m fedlib federate`` (and of ``flwr run``): the Tables 1-3 setting
-    on the CPU, or :func:`fast_federation` with ``fast``; ``tasks`` and ``budget`` (None: the
-    setting's) replace its number of tasks and its budget."""
-    config = MultiTaskConfig(dataset=dataset, mechanism=mechanism, seed=seed, device="cpu")
-    if fast:
-        config = fast_federation(config)
-    tasks = config.n_tasks if tasks is None else tasks
-    return replace(config, n_tasks=tasks, eval_from=min(config.eval_from, tasks - 1),
-                   budget=config.budget if budget is None else budget)
-
-
 def _check_int(value: Any, name: str, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")

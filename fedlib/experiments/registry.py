@@ -1,7 +1,7 @@
 """One protocol for every stored experiment, and the one registry that lists them.
 
 An experiment is its configuration class: a frozen dataclass that says everything a run
-computes and carries what saving, loading, verifying, :func:`~fedlib.experiments.stored.obtain`
+computes and carries what saving, loading, verifying, :func:`~fedlib.storage.stored.obtain`
 and the command line need (:class:`Experiment`). The class registers itself with
 :func:`register`, and everything else reads :data:`REGISTRY`, so a new experiment is one module
 (plus its chapter) and one decorator line.
@@ -45,7 +45,7 @@ class Records:
     @classmethod
     def from_stored(cls, config: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                     wall_time_s: float) -> Self:
-        """Rebuild a result from stored JSON (:func:`~fedlib.experiments.results.load_result`)."""
+        """Rebuild a result from stored JSON (:func:`~fedlib.storage.results.load_result`)."""
         return cls(rebuild(config), tuple(records), wall_time_s)
 
 

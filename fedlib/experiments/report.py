@@ -1,7 +1,7 @@
 """The reproducibility report: every claim of the paper, our result and a verdict.
 
 Each ``*_claims`` function turns the evidence a chapter computes (with the same fedlib
-functions) into :class:`~fedlib.experiments.claims.Claim` objects; the report chapter gathers
+functions) into :class:`~fedlib.analysis.claims.Claim` objects; the report chapter gathers
 them with those of the other analyses.
 
 The places where the paper is silent or ambiguous, and what fedlib does there, are
@@ -14,12 +14,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from fedlib.experiments import contribution_checks
-from fedlib.experiments.claims import Claim
+from fedlib.analysis import contribution_checks
+from fedlib.analysis.claims import Claim
+from fedlib.analysis.selection_timing import ScalingResult, time_select
+from fedlib.analysis.sweep_results import FIGURES, PAPER_CLAIMS, SweepResult, medians_above
 from fedlib.experiments.contribution import ContributionResult
 from fedlib.experiments.multitask import MultiTaskResult
-from fedlib.experiments.selection_timing import ScalingResult, time_select
-from fedlib.experiments.sweep_results import FIGURES, PAPER_CLAIMS, SweepResult, medians_above
 from fedlib.experiments.table_claims import number_claims, statement_claims
 from fedlib.mechanism import (
     MECHANISMS,
@@ -156,7 +156,7 @@ def contribution_claims(result: ContributionResult) -> list[Claim]:
     """Figures 2-3 (Cases 1 and 2) from a contribution run with several seeds. The Case 1
     claims are checked per seed (reproduced in every seed, partly in some, not reproduced in
     none); the Case 2 comparisons by a paired sign-flip test over the seeds
-    (:func:`~fedlib.experiments.contribution_checks.paired_sign_flip_p`), reproduced when
+    (:func:`~fedlib.analysis.contribution_checks.paired_sign_flip_p`), reproduced when
     its one-sided p-value is below :data:`SIGNIFICANCE`.
 
     "Local accuracy cannot reflect data quality" holds in a seed where its rank correlation

@@ -28,9 +28,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from fedlib.analysis.claims import Claim
 from fedlib.experiments import federated
 from fedlib.experiments.budget_sweep import BudgetSweepConfig, BudgetSweepResult
-from fedlib.experiments.claims import Claim
 from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, Grid, GridResult, sweep_base
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
 from fedlib.experiments.registry import Options, register

@@ -35,13 +35,13 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
+from fedlib.analysis.contribution_checks import kendall_tau, rank_correlation
 from fedlib.experiments.contribution import (
     _TRAIN,
     CASES,
     ContributionConfig,
     _setup,
 )
-from fedlib.experiments.contribution_checks import kendall_tau, rank_correlation
 from fedlib.fl.batched import Params, Stacked
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import preprocess

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from fedlib.experiments.claims import Claim
+from fedlib.analysis.claims import Claim
 from fedlib.experiments.federated import (
     DATASET_LABELS,
     table1,

@@ -30,7 +30,8 @@ import numpy as np
 import torch
 
 from fedlib.fl.batched import Params, Stacked
-from fedlib.fl.engine import BatchedEngine, batch_orders
+from fedlib.fl.engine import BatchedEngine
+from fedlib.fl.inputs import batch_orders
 from fedlib.fl.models import preprocess
 from fedlib.fl.workers import PublisherSets, WorkerPool
 from fedlib.mechanism.contribution import contributions, round_contributions, task_contributions
@@ -147,7 +148,7 @@ class RoundRecord:
         ``delta_l - delta``: how far each decision lies from the threshold (pass iff >= 0; a
         single submitted model passes whatever its margin). Verification on another machine
         reads it to tell a decision that float noise can flip from one it cannot
-        (:mod:`fedlib.experiments.verification`).
+        (:mod:`fedlib.storage.comparison`).
     contrib : numpy.ndarray
         Round contributions, Eq. (3) max-normalised.
     mean_prob : numpy.ndarray

@@ -14,10 +14,10 @@ from __future__ import annotations
 from flwr.app import Context
 from flwr.serverapp import Grid, ServerApp
 
-from fedlib.experiments import results
-from fedlib.experiments.multitask import federation_config
+from fedlib.experiments.federation import federation_config
 from fedlib.flower.client import client_app
 from fedlib.flower.strategy import MechanismStrategy
+from fedlib.storage import results
 
 server_app = ServerApp()
 

@@ -26,7 +26,7 @@ from flwr.clientapp import ClientApp
 from fedlib.experiments.multitask import MultiTaskConfig, draw_bids, worker_pool
 from fedlib.fl import reference
 from fedlib.fl.models import MODEL_FOR_DATASET, preprocess
-from fedlib.flower.messages import header, metric, model_of, model_record, reply
+from fedlib.flower.messages import header, metric, model_of, model_record, order_of, reply
 
 #: An outage: (worker, task, round) at which the worker fails; round None is the bid request.
 Outage = tuple[int, int, int | None]
@@ -72,7 +72,7 @@ def make_client_app(outages: Collection[Outage] = ()) -> ClientApp:
         config, task, round_ = header(message)
         worker = worker_of(context, task, round_)
         images, labels = _data(str(message.content["header"]["config"]), worker)
-        order = model_of(message.content["order"])["tensor"]
+        order = order_of(message.content["order"])
         options = config.task
         torch.set_num_threads(config.threads)
         local = reference.train_local(MODEL_FOR_DATASET[config.dataset],

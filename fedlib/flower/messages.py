@@ -51,15 +51,24 @@ def reply(message: Message, **content: ArrayRecord | MetricRecord) -> Message:
     return Message(RecordDict(content), reply_to=message)
 
 
-def model_record(params: Params | torch.Tensor) -> ArrayRecord:
-    """A model (or one tensor, under the key ``"tensor"``) as an ArrayRecord."""
-    state = params if isinstance(params, dict) else {"tensor": params}
-    return ArrayRecord(OrderedDict((key, value.detach().cpu()) for key, value in state.items()))
+def model_record(params: Params) -> ArrayRecord:
+    """A model's parameters as an ArrayRecord."""
+    return ArrayRecord(OrderedDict((key, value.detach().cpu()) for key, value in params.items()))
 
 
-def model_of(record: ArrayRecord) -> dict[str, torch.Tensor]:
-    """The tensors of an ArrayRecord made by :func:`model_record`."""
+def model_of(record: ArrayRecord) -> Params:
+    """The parameters of an ArrayRecord made by :func:`model_record`."""
     return dict(record.to_torch_state_dict())
+
+
+def order_record(order: torch.Tensor) -> ArrayRecord:
+    """A worker's batch order (int64, (epochs, samples)) as an ArrayRecord."""
+    return model_record({"order": order})
+
+
+def order_of(record: ArrayRecord) -> torch.Tensor:
+    """The batch order of an ArrayRecord made by :func:`order_record`."""
+    return model_of(record)["order"]
 
 
 def metric(message: Message, key: str) -> Any:

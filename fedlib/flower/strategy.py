@@ -53,7 +53,8 @@ from fedlib.experiments.multitask import (
     task_seed,
 )
 from fedlib.fl.batched import Params
-from fedlib.fl.engine import BatchedEngine, batch_orders
+from fedlib.fl.engine import BatchedEngine
+from fedlib.fl.inputs import batch_orders
 from fedlib.fl.models import MODEL_FOR_DATASET
 from fedlib.fl.task import (
     RoundRecord,
@@ -64,7 +65,16 @@ from fedlib.fl.task import (
     torch_generator,
     torch_threads,
 )
-from fedlib.flower.messages import BID, PAYMENT, TRAIN, metric, model_of, model_record, request
+from fedlib.flower.messages import (
+    BID,
+    PAYMENT,
+    TRAIN,
+    metric,
+    model_of,
+    model_record,
+    order_record,
+    request,
+)
 from fedlib.runtime import progress
 
 logger = logging.getLogger(__name__)
@@ -109,7 +119,7 @@ class MechanismStrategy(Strategy):
                         grid: Grid) -> Iterable[Message]:
         """One ``train`` message per winner: the global model and its batch order."""
         return [request(TRAIN, node, self.config, self._task, server_round - 1, model=arrays,
-                        order=model_record(self._orders[i]))
+                        order=order_record(self._orders[i]))
                 for i, node in enumerate(self._winners.values())]
 
     def aggregate_train(self, server_round: int, replies: Iterable[Message]

@@ -15,10 +15,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from fedlib.experiments.auction_steps import PaymentBreakdown, worker_label
-from fedlib.experiments.misreporting import GainSweep, UtilityCurve
-from fedlib.experiments.payment_comparison import PaymentRatios
-from fedlib.experiments.selection_timing import ScalingResult
+from fedlib.analysis.auction_steps import PaymentBreakdown, worker_label
+from fedlib.analysis.misreporting import GainSweep, UtilityCurve
+from fedlib.analysis.payment_comparison import PaymentRatios
+from fedlib.analysis.selection_timing import ScalingResult
 from fedlib.mechanism import Auction
 from fedlib.viz.style import (
     COST,

@@ -14,8 +14,8 @@ import ipywidgets as widgets
 import numpy as np
 from numpy.typing import ArrayLike
 
-from fedlib.experiments.auction_steps import PaymentBreakdown, payment_breakdown, worker_label
-from fedlib.experiments.misreporting import UtilityCurve, utility_curve
+from fedlib.analysis.auction_steps import PaymentBreakdown, payment_breakdown, worker_label
+from fedlib.analysis.misreporting import UtilityCurve, utility_curve
 from fedlib.mechanism import Auction, Instance, select
 from fedlib.viz._explorer import Explorer, parse_numbers
 from fedlib.viz.auction import payments_figure, selection_figure, utility_figure

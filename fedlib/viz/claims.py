@@ -1,4 +1,4 @@
-"""Claims (:class:`~fedlib.experiments.claims.Claim`) as an HTML table with a verdict badge,
+"""Claims (:class:`~fedlib.analysis.claims.Claim`) as an HTML table with a verdict badge,
 and the count of verdicts by chapter of the reproducibility report."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from fedlib.experiments.claims import VERDICTS, Claim
+from fedlib.analysis.claims import VERDICTS, Claim
 from fedlib.viz.federated import FONT
 
 #: One colour per verdict, from good news for the paper to bad.

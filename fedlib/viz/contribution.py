@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from fedlib.experiments.contribution_checks import case1_trend, case2_stand_out, per_seed
+from fedlib.analysis.contribution_checks import case1_trend, case2_stand_out, per_seed
 from fedlib.mechanism.contribution import P_FLOOR, contributions, sample_weights
 from fedlib.viz.style import OKABE_ITO
 

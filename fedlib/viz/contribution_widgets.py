@@ -12,7 +12,7 @@ import ipywidgets as widgets
 import numpy as np
 from numpy.typing import ArrayLike
 
-from fedlib.experiments.contribution_checks import RoundView, warm_round
+from fedlib.experiments.single_rounds import RoundView, warm_round
 from fedlib.mechanism.contribution import contributions, sample_weights
 from fedlib.viz._explorer import Explorer, parse_numbers
 from fedlib.viz.contribution import case_worker_names, snapshot_figure, toy_figure

@@ -30,9 +30,9 @@ from fedlib.experiments.federated import (
     selection_matrix,
 )
 from fedlib.experiments.multitask import MultiTaskResult
-from fedlib.experiments.stored import Provenance
 from fedlib.mechanism import MECHANISMS
 from fedlib.paper import numbers as paper_numbers
+from fedlib.storage.stored import Provenance
 from fedlib.table import Markup, fixed_point, html_table
 from fedlib.viz.style import DATASET_COLORS, FONT, NEUTRAL, group_color, mechanism_style
 

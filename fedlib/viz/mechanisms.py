@@ -1,6 +1,6 @@
 """Figures 4-5: the ex-post utility of unit payments of every mechanism, with its spread.
 
-Pure functions of :class:`~fedlib.experiments.sweep_results.SweepResult` objects returning
+Pure functions of :class:`~fedlib.analysis.sweep_results.SweepResult` objects returning
 :class:`matplotlib.figure.Figure`: a line per mechanism at the median over the trials and a
 shaded band between the quartiles.
 """
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from fedlib.experiments.sweep_results import Per, SweepResult, summarize
+from fedlib.analysis.sweep_results import Per, SweepResult, summarize
 from fedlib.mechanism import MECHANISMS
 from fedlib.table import Markup, html_table
 from fedlib.viz.style import mechanism_style
@@ -46,7 +46,7 @@ def plot_sweep(ax: Axes, result: SweepResult, per: Per | None = None,
     per : {"payment", "budget"}, optional
         Reading of the metric (default: the result's).
     quantity : {"metric", "winners", "budget_used"}
-        What to plot (see :func:`~fedlib.experiments.sweep_results.summarize`).
+        What to plot (see :func:`~fedlib.analysis.sweep_results.summarize`).
     mechanisms : sequence of str, optional
         A subset to draw (default: all of the result's).
     band : bool

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import ipywidgets as widgets
 import numpy as np
 
+from fedlib.analysis.sweep_results import Summary, SweepResult, budget_exceeded, summarize
 from fedlib.experiments.auction_sweeps import WorkerDistribution, budget_sweep
-from fedlib.experiments.sweep_results import Summary, SweepResult, budget_exceeded, summarize
 from fedlib.viz._explorer import Explorer
 from fedlib.viz.mechanisms import sweep_figure
 from fedlib.viz.style import control_style

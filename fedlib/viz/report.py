@@ -10,10 +10,10 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from fedlib.experiments.federated import DATASET_LABELS
-from fedlib.experiments.stored import Provenance
-from fedlib.experiments.tolerance import FOREIGN_TOLERANCE
-from fedlib.experiments.verification import Comparison
 from fedlib.paper.readings import Reading
+from fedlib.storage.comparison import Comparison
+from fedlib.storage.stored import Provenance
+from fedlib.storage.tolerance import FOREIGN_TOLERANCE
 from fedlib.table import Markup, html_table
 from fedlib.viz.claims import chapter_link
 from fedlib.viz.style import FONT
@@ -47,12 +47,12 @@ def compute_figure(provenances: Sequence[Provenance]) -> Figure:
 def drift_figure(comparisons: Mapping[str, Comparison], field: str = "test_loss") -> Figure:
     """The drift of one field between two machines against the rounds of training behind it,
     one panel per dataset, with the cross-machine tolerance of
-    :data:`~fedlib.experiments.tolerance.FOREIGN_TOLERANCE` at the same rounds.
+    :data:`~fedlib.storage.tolerance.FOREIGN_TOLERANCE` at the same rounds.
 
     Parameters
     ----------
     comparisons : mapping
-        Dataset to the :class:`~fedlib.experiments.verification.Comparison` of its runs on the
+        Dataset to the :class:`~fedlib.storage.comparison.Comparison` of its runs on the
         two machines (the largest difference per rounds is plotted).
     field : str
         A field with a relative tolerance (``test_loss``) or an absolute one (``omega``).

@@ -1,7 +1,7 @@
 """Figures of the reputation chapter: trust, h, g, alpha, the update, trajectories, aggregation.
 
 Every function is pure: it computes with :mod:`fedlib.mechanism.reputation` (or takes results
-from :mod:`fedlib.experiments.reputation_paths`) and returns a new
+from :mod:`fedlib.analysis.reputation_paths`) and returns a new
 :class:`matplotlib.figure.Figure`.
 """
 
@@ -14,12 +14,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from fedlib.experiments.reputation_paths import (
-    QualityExample,
-    Recovery,
-    ReputationPath,
-    symmetric_changes,
-)
+from fedlib.analysis.reputation_paths import Recovery, ReputationPath, symmetric_changes
+from fedlib.experiments.single_rounds import QualityExample
 from fedlib.mechanism.reputation import (
     BETA1,
     BETA2,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import ipywidgets as widgets
 import numpy as np
 
-from fedlib.experiments.reputation_paths import (
+from fedlib.analysis.reputation_paths import (
     SCRIPTS,
     ReputationPath,
     reputation_path,

@@ -8,12 +8,8 @@ import json
 import pytest
 
 from fedlib.cli import main
-from fedlib.experiments.multitask import (
-    DEFAULT_BUDGET,
-    FAST_FEDERATION_GROUPS,
-    MultiTaskConfig,
-    federation_config,
-)
+from fedlib.experiments.federation import FAST_FEDERATION_GROUPS, federation_config
+from fedlib.experiments.multitask import DEFAULT_BUDGET, MultiTaskConfig
 
 
 def test_federation_config_is_the_tables_setting_or_the_small_federation():

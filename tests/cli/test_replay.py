@@ -14,10 +14,10 @@ from fedlib.experiments import (
     coldstart,
     contribution,
     registry,
-    results,
     sensitivity,
 )
 from fedlib.experiments.multitask import MultiTaskConfig
+from fedlib.storage import results
 
 BASE = MultiTaskConfig(n_tasks=20, device="cpu")
 #: One smoke-sized configuration of every kind that results/ holds, some of them beyond what the

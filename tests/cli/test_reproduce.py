@@ -13,11 +13,12 @@ import pytest
 from fedlib import __version__
 from fedlib.cli import main
 from fedlib.experiments import budget_sweep as bs
-from fedlib.experiments import contribution, multitask, results, verification
+from fedlib.experiments import contribution, multitask
 from fedlib.experiments import sensitivity as sens
 from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.grid import SWEEP_TASKS
 from fedlib.experiments.multitask import MultiTaskConfig
+from fedlib.storage import results, verification
 
 
 def _rewrite(path, change):

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fedlib.experiments import adversarial, registry, results
+from fedlib.experiments import adversarial, registry
 from fedlib.experiments.adversarial import (
     SCENARIO,
     AdversarialConfig,
@@ -20,6 +20,7 @@ from fedlib.experiments.adversarial import (
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
 from fedlib.fl.attacks import Attack
 from fedlib.fl.task import TaskOptions
+from fedlib.storage import results
 
 
 @pytest.fixture

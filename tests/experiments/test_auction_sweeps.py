@@ -8,8 +8,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from fedlib.analysis import sweep_results
 from fedlib.experiments import auction_sweeps as sw
-from fedlib.experiments import registry, sweep_results
+from fedlib.experiments import registry
 from fedlib.experiments.registry import Options
 from fedlib.mechanism import MECHANISMS, synthetic_instance, utility_per_payment
 

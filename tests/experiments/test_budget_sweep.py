@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from fedlib.experiments import budget_sweep as bs
-from fedlib.experiments import federated, registry, results
+from fedlib.experiments import federated, registry
 from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, SWEEP_TASKS
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.fl.task import TaskOptions
+from fedlib.storage import results
 
 GROUPS = ((1.0, 3), (0.7, 1), (0.4, 1), (0.1, 2))
 TINY = bs.BudgetSweepConfig(budgets=(8.0, 20.0), base=MultiTaskConfig(

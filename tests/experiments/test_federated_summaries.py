@@ -14,6 +14,7 @@ from fedlib.experiments.federated import DIFF, OURS, PAPER
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig, MultiTaskResult
 from fedlib.fl.task import TaskOptions
 from fedlib.paper import numbers as paper_numbers
+from fedlib.storage import comparison
 
 GROUPS = ((1.0, 3), (0.7, 1), (0.4, 1), (0.1, 2))
 DATASETS = ("mnist", "fashion")
@@ -176,7 +177,7 @@ def test_fresh_vs_carried(runs):
 
 def test_machine_spread_reports_moves_and_where_the_runs_part(runs):
     key = ("mnist", "ours")
-    same = federated.machine_spread(runs, {key: runs[key]})
+    same = comparison.machine_spread(runs, {key: runs[key]})
     assert len(same) == 1 and same[0]["the runs part at"] == "never"
     assert same[0]["share moved"] == 0 and same[0]["loss moved"] == 0
     assert same[0]["share, first"] == federated.table2(runs[key])
@@ -185,6 +186,6 @@ def test_machine_spread_reports_moves_and_where_the_runs_part(runs):
     records[1]["winners"] = records[1]["winners"][:-1]
     records[1]["payments"] = records[1]["payments"][:-1]
     other = MultiTaskResult(runs[key].config, tuple(records), 0.0)
-    moved = federated.machine_spread(runs, {key: other})[0]
+    moved = comparison.machine_spread(runs, {key: other})[0]
     assert moved["the runs part at"] == "task 1, auction"
     assert moved["share, second"] == federated.table2(other)

@@ -11,9 +11,10 @@ import pytest
 
 from fedlib.cli import build_parser
 from fedlib.cli.reproduce import _options
-from fedlib.experiments import registry, results
+from fedlib.experiments import registry
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.experiments.registry import Options
+from fedlib.storage import results
 
 KINDS = registry.experiments()
 #: The file name of each experiment's paper-scale configuration, as results/ holds them.
@@ -68,7 +69,7 @@ def test_names_of_the_paper_scale_and_fast_configurations(kind):
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_the_command_line_gives_back_the_configuration(kind):
-    """The command of :func:`~fedlib.experiments.results.reproduce_command`, parsed by the real
+    """The command of :func:`~fedlib.storage.results.reproduce_command`, parsed by the real
     parser, runs the configuration it was made from (full scale and --fast)."""
     for config in examples(kind)[:2]:
         command = results.reproduce_command(config)

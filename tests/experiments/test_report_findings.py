@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from fedlib.analysis.claims import share_verdict
+from fedlib.analysis.selection_timing import ScalingResult
+from fedlib.analysis.sweep_results import PAPER_CLAIMS, medians_above
 from fedlib.experiments import report
 from fedlib.experiments.auction_sweeps import budget_sweep, worker_sweep
-from fedlib.experiments.claims import share_verdict
 from fedlib.experiments.contribution import ContributionConfig, ContributionResult
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig, MultiTaskResult
-from fedlib.experiments.selection_timing import ScalingResult
-from fedlib.experiments.sweep_results import PAPER_CLAIMS, medians_above
 from fedlib.paper.numbers import TABLE2
 
 

@@ -8,12 +8,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fedlib.experiments import registry, results
+from fedlib.experiments import registry
 from fedlib.experiments import sensitivity as sens
 from fedlib.experiments.budget_sweep import BudgetSweepConfig
 from fedlib.experiments.grid import SWEEP_ROUND_FIELDS
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult, run_multitask
 from fedlib.fl.task import TaskOptions
+from fedlib.storage import results
 
 GROUPS = ((1.0, 3), (0.7, 1), (0.4, 1), (0.1, 2))
 TINY_BASE = MultiTaskConfig(dataset="mnist", n_tasks=3, eval_from=1, groups=GROUPS, budget=12.0,

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from fedlib.experiments import registry
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
-from fedlib.experiments.results import _comparable
 from fedlib.fl.attacks import (
     SHIFT_BY_ONE,
     Attack,
@@ -27,6 +26,7 @@ from fedlib.fl.attacks import (
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.task import TaskOptions, run_task, torch_threads
 from fedlib.fl.workers import iid_workers, publisher_sets
+from fedlib.storage.results import _comparable
 
 TINY = MultiTaskConfig(
     dataset="mnist", n_tasks=3, eval_from=1, groups=((1.0, 4), (0.1, 2)), budget=30.0,

@@ -15,16 +15,13 @@ import pytest
 
 from fedlib.book import ROOT
 from fedlib.cli import main
-from fedlib.experiments.multitask import (
-    MultiTaskConfig,
-    fast_federation,
-    run_multitask,
-)
-from fedlib.experiments.verification import compare_records
+from fedlib.experiments.federation import fast_federation
+from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.fl.attacks import Attack
 from fedlib.fl.task import RoundRecord
 from fedlib.flower import MechanismStrategy, run_federation
 from fedlib.flower.strategy import _widen
+from fedlib.storage.comparison import compare_records
 
 CONFIG = fast_federation(MultiTaskConfig(dataset="mnist", device="cpu"))
 

@@ -7,10 +7,10 @@ import pytest
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from fedlib.experiments.auction_steps import payment_breakdown
-from fedlib.experiments.misreporting import gain_sweep, utility_curve
-from fedlib.experiments.payment_comparison import payment_ratios
-from fedlib.experiments.selection_timing import time_select
+from fedlib.analysis.auction_steps import payment_breakdown
+from fedlib.analysis.misreporting import gain_sweep, utility_curve
+from fedlib.analysis.payment_comparison import payment_ratios
+from fedlib.analysis.selection_timing import time_select
 from fedlib.mechanism import Instance, select, synthetic_instance
 from fedlib.paper.examples import BOOK_AUCTION, THEOREM4, THEOREM4_HONEST
 from fedlib.paper.settings import FIG5_BUDGET, PAPER_BUDGETS, PAPER_WORKERS

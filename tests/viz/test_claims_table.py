@@ -3,7 +3,7 @@ the verdict-count figure."""
 
 from __future__ import annotations
 
-from fedlib.experiments.claims import VERDICTS, Claim
+from fedlib.analysis.claims import VERDICTS, Claim
 from fedlib.viz.claims import VERDICT_COLORS, claims_html, verdict_figure
 
 TITLES = {"04_proofs": "Proofs <and> counterexamples"}

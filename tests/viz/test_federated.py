@@ -140,7 +140,7 @@ def test_sweep_table_and_provenance(fast_sweep, fast_runs, tmp_path):
     assert table.count("<tr") == 1 + 2 and ">30<" in table and ">75<" in table
     if any(not np.isfinite(r["payment"]) for r in fast_sweep.summary()):
         assert ">\u2013<" in table  # a budget whose dacc 1.0 workers never won
-    from fedlib.experiments import stored
+    from fedlib.storage import stored
 
     got = stored.obtain(MultiTaskConfig(dataset="mnist", device="cpu"), tmp_path, how="fast")
     html = fviz.provenance_html([got.provenance, got.provenance])

@@ -7,8 +7,8 @@ import pytest
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 
+from fedlib.analysis.sweep_results import summarize
 from fedlib.experiments.auction_sweeps import SEVEN, budget_sweep, worker_sweep
-from fedlib.experiments.sweep_results import summarize
 from fedlib.mechanism import MECHANISMS
 from fedlib.viz.mechanisms import (
     READINGS,

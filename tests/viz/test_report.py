@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import html
 
-from fedlib.experiments.stored import Provenance
-from fedlib.experiments.tolerance import FOREIGN_TOLERANCE
-from fedlib.experiments.verification import Comparison
 from fedlib.paper.readings import READINGS
+from fedlib.storage.comparison import Comparison
+from fedlib.storage.stored import Provenance
+from fedlib.storage.tolerance import FOREIGN_TOLERANCE
 from fedlib.viz.report import compute_figure, drift_figure, readings_html
 
 

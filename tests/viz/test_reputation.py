@@ -6,12 +6,8 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from fedlib.experiments.reputation_paths import (
-    QualityExample,
-    one_bad_task,
-    reputation_path,
-    scripted_paths,
-)
+from fedlib.analysis.reputation_paths import one_bad_task, reputation_path, scripted_paths
+from fedlib.experiments.single_rounds import QualityExample
 from fedlib.mechanism import gompertz_trust
 from fedlib.viz import reputation as viz
 from fedlib.viz.reputation_widgets import ReputationSimulator, TrustExplorer, parse_sequence

@@ -1,10 +1,10 @@
-"""Ex-ante against ex-post payment; the two readings of p' (experiments.payment_comparison)."""
+"""Ex-ante against ex-post payment; the two readings of p' (analysis.payment_comparison)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from fedlib.experiments.payment_comparison import denominator_comparison, payment_ratios
+from fedlib.analysis.payment_comparison import denominator_comparison, payment_ratios
 from fedlib.mechanism import synthetic_instance
 
 

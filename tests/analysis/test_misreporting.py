@@ -1,4 +1,4 @@
-"""What a worker gains by misreporting (fedlib.experiments.misreporting)."""
+"""What a worker gains by misreporting (fedlib.analysis.misreporting)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from fedlib.experiments.misreporting import critical_bid, gain_counts, gain_sweep, utility_curve
+from fedlib.analysis.misreporting import critical_bid, gain_counts, gain_sweep, utility_curve
 from fedlib.mechanism import MECHANISMS, Instance, synthetic_instance, truthfulness
 from fedlib.paper.examples import THEOREM4, THEOREM4_HONEST
 from fedlib.paper.settings import PAPER_BUDGETS

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fedlib.experiments.claims import VERDICTS, Claim, share_verdict, verdict_counts
+from fedlib.analysis.claims import VERDICTS, Claim, share_verdict, verdict_counts
 
 
 @pytest.mark.parametrize("checks,verdict", [

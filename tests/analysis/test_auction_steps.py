@@ -1,4 +1,4 @@
-"""Algorithm 1 step by step on one auction (fedlib.experiments.auction_steps)."""
+"""Algorithm 1 step by step on one auction (fedlib.analysis.auction_steps)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from fedlib.experiments.auction_steps import payment_breakdown, selection_trace, worker_label
+from fedlib.analysis.auction_steps import payment_breakdown, selection_trace, worker_label
 from fedlib.mechanism import ex_post_payments, select
 from fedlib.paper.examples import BOOK_AUCTION
 

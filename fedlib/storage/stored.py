@@ -4,7 +4,7 @@ A chapter builds the configuration it wants at paper scale and calls :func:`obta
 depending on the process's mode (:func:`mode`),
 
 * ``"stored"`` (default): reads ``<results>/<name>.json`` through
-  :func:`~fedlib.experiments.results.load_result`, which checks that the stored configuration
+  :func:`~fedlib.storage.results.load_result`, which checks that the stored configuration
   is the one asked for and otherwise fails with the command that regenerates it;
 * ``"fast"`` (``FEDLIB_FAST=1``): runs the experiment's smoke-sized configuration
   (its ``fast()`` version) now, in seconds, and stores nothing;
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fedlib.book import ROOT
-from fedlib.experiments import adversarial, multitask, registry, results, sensitivity
+from fedlib.experiments import adversarial, multitask, registry, sensitivity
 from fedlib.experiments.adversarial import AdversarialConfig
 from fedlib.experiments.budget_sweep import BudgetSweepConfig
 from fedlib.experiments.coldstart import ColdStartConfig
@@ -35,6 +35,7 @@ from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.experiments.registry import Experiment
 from fedlib.experiments.sensitivity import SensitivityConfig
 from fedlib.runtime import fast_mode
+from fedlib.storage import results
 
 Mode = Literal["stored", "fast", "recompute"]
 

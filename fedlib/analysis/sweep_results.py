@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from fedlib.experiments.claims import Claim
+from fedlib.analysis.claims import Claim
 from fedlib.mechanism import MECHANISMS
 from fedlib.mechanism.properties import RTOL
 
@@ -258,7 +258,7 @@ def check_claims(result: SweepResult, per: Per | None = None,
     The finding gives the share of the xs where the medians agree with the claim, and the
     shares of the (x, trial) instances where ``better`` scores strictly higher and exactly the
     same; the verdict is by the share of the xs
-    (:func:`~fedlib.experiments.claims.share_verdict`).
+    (:func:`~fedlib.analysis.claims.share_verdict`).
     """
     reading = per or result.per
     metric = result.metric(reading)

@@ -1,64 +1,55 @@
-"""Verifying a stored result: recompute its first tasks and compare, on its own machine or another.
+"""Comparing two computations of the same stored records, on one machine or across two.
 
-A stored result (:mod:`fedlib.experiments.results`) records the :func:`fingerprint
-<fedlib.experiments.environment.fingerprint>` of the environment that made it. Verification
-recomputes the first tasks of the stored configuration on the CPU and compares them under one
-of two tiers:
+Two tiers (which one applies is :mod:`fedlib.storage.verification`'s choice):
 
-* ``"same"``: this environment has the stored fingerprint. Every number must agree to 1e-6
-  relative and every discrete outcome (winners, leave-one-out decisions, counts) exactly: a
-  difference means the code changed.
+* ``"same"``: the same environment computed both. Every number must agree to 1e-6 relative and
+  every discrete outcome (winners, leave-one-out decisions, counts) exactly: a difference means
+  the code changed.
 * ``"foreign"``: another CPU model, instruction set, torch or numpy build, thread count or a GPU.
   float32 kernels round differently there and the differences grow through training, so the
   numbers must agree to the cross-machine tolerance
-  (:data:`~fedlib.experiments.tolerance.FOREIGN_TOLERANCE`), measured
+  (:data:`~fedlib.storage.tolerance.FOREIGN_TOLERANCE`), measured
   between machines (``benchmarks/cross_machine_drift.py``; its runs are in
   ``benchmarks/recorded/``) and set well above that drift. Every discrete outcome must agree
   too, **up to the first near tie**: a leave-one-out decision whose margin ``delta_l - delta``
   in the recomputation lies within the margins' own tolerance of 0 (the float noise a margin
   has gathered by that round:
-  :func:`~fedlib.experiments.tolerance.near_tie_width`), or an auction whose stored inputs give
+  :func:`~fedlib.storage.tolerance.near_tie_width`), or an auction whose stored inputs give
   the stored winners and whose recomputed inputs (within tolerance of the stored ones) give
-  others. There float noise decides, the two runs legitimately part, and verification stops,
+  others. There float noise decides, the two runs legitimately part, and the comparison stops,
   reporting the verified prefix (task, round). A decision that differs with a large margin, or
   a number beyond the tolerance before the first near tie, is a failure; so is a prefix shorter
   than :data:`MIN_PREFIX` rounds of the first task.
 
 Tolerances grow with the training behind a value, counted in the paper's rounds
 (:func:`training_per_round`: more local epochs, a larger learning rate or momentum count for
-more). A result made on a GPU is verified under the foreign tier like one from another CPU.
-
-``FEDLIB_VERIFY_TIER=foreign`` (or ``same``) forces a tier; the default ``auto`` picks it from the
-fingerprints. A result stored before fingerprints were recorded is verified under the foreign
-tier.
+more). :func:`machine_spread` uses the same walk to say where two machines' runs of Tables 1-3
+part.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from fedlib.experiments import environment, registry, results
-from fedlib.experiments.multitask import MultiTaskConfig, auction
-from fedlib.experiments.tolerance import (
+from fedlib.experiments import registry
+from fedlib.experiments.federated import DATASET_LABELS, table2, table3
+from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult, auction
+from fedlib.fl.task import TaskOptions
+from fedlib.mechanism.mechanisms import MECHANISMS
+from fedlib.storage.tolerance import (
     FOREIGN_TOLERANCE,
     SAME_TOLERANCE,
     Drift,
     family,
     near_tie_width,
 )
-from fedlib.fl.task import TaskOptions
 
 Tier = Literal["same", "foreign"]
-
 
 #: The least a verification must cover: the first task's first 3 rounds.
 MIN_PREFIX = (0, 3)
@@ -67,15 +58,6 @@ MIN_PREFIX = (0, 3)
 EVIDENCE = ("passed", "margin")
 #: Record fields that hold discrete decisions (compared exactly, in the order of the run).
 _DECISIONS = ("task", "winners", "rounds", "n_pass", "n_fail")
-
-
-def requested_tier() -> Literal["auto", "same", "foreign"]:
-    """``FEDLIB_VERIFY_TIER``: ``auto`` (default), ``same`` or ``foreign``."""
-    chosen = os.environ.get("FEDLIB_VERIFY_TIER", "auto") or "auto"
-    if chosen not in ("auto", "same", "foreign"):
-        raise ValueError(f"FEDLIB_VERIFY_TIER must be 'auto', 'same' or 'foreign', got "
-                         f"{chosen!r}")
-    return chosen  # type: ignore[return-value]
 
 
 @dataclass
@@ -286,51 +268,6 @@ def walk_run(config: MultiTaskConfig, stored: Sequence[Mapping[str, Any]],
     return None
 
 
-@dataclass(frozen=True)
-class VerificationReport:
-    """The outcome of :func:`verify_result`.
-
-    Attributes
-    ----------
-    name : str
-    tier : {"same", "foreign"}
-        The rule that ran (see the module docstring).
-    ok : bool
-    n_tasks : int
-        Tasks recomputed.
-    mismatches : tuple of str
-        Differences beyond the tier's tolerance, decisions that differ with a large margin,
-        and a verified prefix shorter than :data:`MIN_PREFIX` (empty when ``ok``).
-    stops : tuple of Stop
-        Runs whose comparison stopped at a near tie (foreign tier only).
-    largest : str
-        The largest relative difference seen over the compared part.
-    drift : dict
-        Field name to (largest absolute, largest relative) difference.
-    stored_environment, environment : str
-        Who made the stored file, and who recomputed it (:func:`environment.describe`).
-    foreign_ok : bool
-        Whether the same recomputation also passes the foreign tier (it must: the foreign
-        rule is the looser one; computed under either tier, so that the build machine's CI
-        exercises the cross-machine rule too).
-    seconds : float
-        Time the recomputation took.
-    """
-
-    name: str
-    tier: Tier
-    ok: bool
-    n_tasks: int
-    mismatches: tuple[str, ...]
-    stops: tuple[Stop, ...]
-    largest: str
-    drift: dict[str, tuple[float, float]]
-    stored_environment: str
-    environment: str
-    foreign_ok: bool
-    seconds: float
-
-
 def _runs(config: Mapping[str, Any], stored: Sequence[Mapping[str, Any]],
           fresh: Sequence[Mapping[str, Any]]) -> list[tuple[MultiTaskConfig, list, list]] | None:
     """The multi-task runs of a stored configuration with their stored and recomputed records
@@ -376,87 +313,36 @@ def compare_records(config: Mapping[str, Any], stored: Sequence[Mapping[str, Any
     return comparison, found
 
 
-def verify_result(name: str, n_tasks: int = 2,
-                  results_dir: str | os.PathLike[str] = "results", *,
-                  tier: Tier | None = None,
-                  task_store: str | os.PathLike[str] | None = None) -> VerificationReport:
-    """Recompute the first ``n_tasks`` tasks of a stored result on the CPU and compare.
+def machine_spread(first: Mapping[tuple[str, str], MultiTaskResult],
+                   second: Mapping[tuple[str, str], MultiTaskResult]) -> list[dict[str, Any]]:
+    """How far Tables 2-3 move when the same runs are computed on two machines.
 
     Parameters
     ----------
-    name : str
-        The file ``<results_dir>/<name>.json``.
-    n_tasks : int, default 2
-    results_dir : path
-    tier : {"same", "foreign"}, optional
-        Default: ``FEDLIB_VERIFY_TIER`` if it forces one, else ``"same"`` when this
-        environment has the stored fingerprint and ``"foreign"`` otherwise.
-    task_store : path, optional
-        A :class:`~fedlib.experiments.task_store.TaskStore` folder shared by several
-        verifications (e.g. the RRAFL file reads the tasks of ours, which hires the same
-        winners); tasks are keyed by all their inputs, so the records are the same.
+    first, second : mapping
+        (dataset, mechanism) to the run of the same configuration on each machine; the pairs
+        of ``second`` are compared.
 
-    Raises
-    ------
-    FileNotFoundError
-        If the result does not exist.
+    Returns
+    -------
+    list of dict
+        Per pair: ``dataset``, ``mechanism``, the share of dacc 1.0 (Table 2) and the final
+        loss (Table 3) on each machine and their differences, and ``parts`` (where the
+        cross-machine verification of the second run against the first stops at a near tie,
+        :func:`~fedlib.storage.compare_records`, or ``"never"``).
     """
-    path = Path(results_dir) / f"{name}.json"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} does not exist")
-    payload = json.loads(path.read_text())
-    config = payload["config"]
-    here = environment.fingerprint("cpu", config.get("threads", 1))
-    stored_environment = payload.get("environment")
-    if tier is None:
-        forced = requested_tier()
-        same = environment.same_environment(stored_environment, here)
-        tier = ("same" if same else "foreign") if forced == "auto" else forced
-    began = time.perf_counter()
-    store = None if task_store is None else str(task_store)
-    fresh = json.loads(json.dumps(registry.rebuild(config).recompute(n_tasks, store)))
-    comparison, stops = compare_records(config, payload["records"][:n_tasks], fresh, tier)
-    foreign = comparison if tier == "foreign" else compare_records(
-        config, payload["records"][:n_tasks], fresh, "foreign")[0]
-    return VerificationReport(
-        name, tier, not comparison.mismatches, n_tasks, tuple(comparison.mismatches), stops,
-        comparison.largest(), comparison.by_field(),
-        environment.describe(stored_environment) if stored_environment else
-        f"{payload['machine']['cpu']}, torch {payload['machine']['torch']} (not fingerprinted)",
-        environment.describe(here), not foreign.mismatches, time.perf_counter() - began)
-
-
-class StaleResultError(AssertionError):
-    """A stored result that the current code does not reproduce (:func:`check_fresh`)."""
-
-
-def check_fresh(name: str, folder: str | os.PathLike[str], n_tasks: int = 2, *,
-                tier: Tier | None = None,
-                task_store: str | os.PathLike[str] | None = None) -> VerificationReport:
-    """:func:`verify_result`, raising :class:`StaleResultError` when it fails.
-
-    The message names the tier, the first differences and what to do: under the same tier
-    (this environment made the file) regenerate it; under the foreign tier, replay the stored
-    configuration into another folder and compare, since the file is not this machine's to
-    overwrite.
-    """
-    report = verify_result(name, n_tasks, folder, tier=tier, task_store=task_store)
-    if report.ok:
-        return report
-    path = Path(folder) / f"{name}.json"
-    shown = "\n  ".join(report.mismatches[:8])
-    more = len(report.mismatches) - 8
-    differences = (f"({len(report.mismatches)} difference(s); largest {report.largest})"
-                   f":\n  {shown}" + (f"\n  ... and {more} more" if more > 0 else ""))
-    if report.tier == "same":
-        raise StaleResultError(
-            f"{path} is stale: recomputing its first {n_tasks} tasks in the environment that "
-            f"made it ({report.environment}) gives other records {differences}\nRegenerate "
-            f"it: {results.replay_command(path, folder)}")
-    raise StaleResultError(
-        f"{path} differs beyond the cross-machine tolerance: its first {n_tasks} tasks "
-        f"recomputed here ({report.environment}) disagree with the file, made on "
-        f"{report.stored_environment}, by more than the measured drift between machines "
-        f"{differences}\nDo not overwrite {folder}: replay the stored configuration into "
-        f"another folder and compare the two, "
-        f"{results.replay_command(path, '/tmp/fedlib-replay')}")
+    rows = []
+    for key, other in second.items():
+        run = first[key]
+        _, stops = compare_records(run.config.to_dict(), run.records,
+                                                other.records, "foreign")
+        where = ("never" if not stops else f"task {stops[0].task}, "
+                 + ("auction" if stops[0].round is None else f"round {stops[0].round}"))
+        rows.append({
+            "dataset": DATASET_LABELS[key[0]], "mechanism": MECHANISMS[key[1]].label,
+            "share, first": table2(run), "share, second": table2(other),
+            "share moved": table2(other) - table2(run),
+            "loss, first": table3(run), "loss, second": table3(other),
+            "loss moved": table3(other) - table3(run),
+            "the runs part at": where})
+    return rows

@@ -5,18 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fedlib.experiments.reputation_paths import (
+from fedlib.analysis.reputation_paths import (
     SCRIPTS,
     eq9_check,
     one_bad_task,
-    quality_example,
     reputation_path,
     scripted_paths,
     scripted_re,
     streak_where_gain_wins,
     symmetric_changes,
 )
-from fedlib.mechanism import ReputationLedger, aggregation_weights, h, update_reputation
+from fedlib.mechanism import ReputationLedger, h, update_reputation
 
 
 def test_path_matches_the_ledger_task_by_task() -> None:
@@ -132,14 +131,3 @@ def test_eq9_needs_the_previous_reputation() -> None:
         assert c.direct == pytest.approx(direct, abs=1e-14)
         assert c.with_previous == pytest.approx(c.direct, abs=1e-14)
         assert abs(c.as_printed - c.direct) > 1e-4
-
-
-def test_quality_example_on_real_models(data_root) -> None:
-    ex = quality_example(daccs=(1.0, 1.0, 0.1), rounds=2, n=200, n_val=500, n_test=200)
-    assert ex.delta_l.shape == ex.passed.shape == ex.omega.shape == (3,)
-    assert ex.round == 1
-    np.testing.assert_array_equal(ex.passed, ex.delta_l >= -0.005)
-    assert ex.omega.sum() == pytest.approx(1.0) and ex.omega_printed.sum() == pytest.approx(1.0)
-    np.testing.assert_allclose(ex.omega_printed, aggregation_weights(
-        ex.contrib, ex.delta_l, ex.passed, denominator="printed"))
-    np.testing.assert_array_equal(ex.omega[~ex.passed], 0.0)

@@ -4,7 +4,7 @@ float32 training gives slightly different numbers on another CPU model, another 
 that torch dispatches to, another torch or numpy build, another thread count or a GPU, and the
 differences grow through training. A stored result therefore records the :func:`fingerprint`
 of the environment that made it, and verification compares the recomputing environment's
-fingerprint with it (:mod:`fedlib.experiments.verification`): the same fingerprint must
+fingerprint with it (:mod:`fedlib.storage.verification`): the same fingerprint must
 reproduce every number to 1e-6, another one only to the measured cross-machine drift.
 
 The fingerprint holds the device (and GPU name, with the TF32 switches), the CPU's vendor and

@@ -9,16 +9,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fedlib.experiments import (
-    auction_sweeps,
-    contribution,
-    federated,
-    multitask,
-    results,
-    verification,
-)
+from fedlib.experiments import auction_sweeps, contribution, federated, multitask
 from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.multitask import MultiTaskConfig
+from fedlib.storage import comparison, results, verification
 
 FAST = MultiTaskConfig(dataset="mnist", device="cpu").fast()
 NAME = FAST.result_name()
@@ -114,7 +108,7 @@ def test_verification_accepts_the_stored_result_and_catches_changes(stored, tmp_
 
 
 def test_compare():
-    differences = verification.differences
+    differences = comparison.differences
     assert differences({"a": [1, 2.0, True]}, {"a": [1, 2.0 + 1e-9, True]}) == []
     assert differences([float("nan")], [float("nan")]) == []
     assert differences([0.0], [0.0]) == []

@@ -1,11 +1,11 @@
-"""Timing Algorithm 1's selection (fedlib.experiments.selection_timing)."""
+"""Timing Algorithm 1's selection (fedlib.analysis.selection_timing)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from fedlib.experiments.selection_timing import time_select
+from fedlib.analysis.selection_timing import time_select
 
 
 def test_time_select_and_slope():

@@ -7,9 +7,10 @@ from dataclasses import replace
 import pytest
 
 from fedlib.book import ROOT
-from fedlib.experiments import budget_sweep, multitask, results, stored, verification
+from fedlib.experiments import budget_sweep, multitask
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.fl.task import TaskOptions
+from fedlib.storage import results, stored, verification
 
 # Small enough to run, not the fast configuration (so "fast" and "recompute" differ).
 SMALL = MultiTaskConfig(dataset="mnist", n_tasks=2, eval_from=1, n_samples=100, n_val=200,

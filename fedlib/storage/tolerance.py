@@ -4,7 +4,7 @@ float32 kernels round differently on another CPU model, instruction set, torch o
 thread count or a GPU, and the differences grow through training. :data:`FOREIGN_TOLERANCE`
 holds the cross-machine tolerance of each family of run and record field, as a :class:`Drift`
 that grows per round of training behind a value; :data:`SAME_TOLERANCE` the rule for the
-environment that made a result. :mod:`fedlib.experiments.verification` applies them.
+environment that made a result. :mod:`fedlib.storage.comparison` applies them.
 """
 
 from __future__ import annotations

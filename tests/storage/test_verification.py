@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 import torch
 
-from fedlib.experiments import environment, multitask, results, tolerance, verification
+from fedlib.experiments import multitask
 from fedlib.experiments.multitask import MultiTaskConfig
-from fedlib.experiments.tolerance import Drift, Tolerance
-from fedlib.experiments.verification import Comparison, Stop
 from fedlib.fl.task import TaskOptions
 from fedlib.mechanism import mechanisms
+from fedlib.storage import comparison, environment, results, tolerance, verification
+from fedlib.storage.comparison import Comparison, Stop
+from fedlib.storage.tolerance import Drift, Tolerance
 
 FAST = MultiTaskConfig(dataset="mnist", device="cpu").fast()
 NAME = FAST.result_name()
@@ -72,13 +73,13 @@ def test_a_flip_within_the_near_tie_width_stops_the_comparison():
     stored = _task([[True, True], [True, True]], [[0.1, 0.2], [0.1, NEAR / 2]])
     fresh = _task([[True, True], [True, False]], [[0.1, 0.2], [0.1, -NEAR / 2]],
                   test_loss=(1.0, 5.0))  # round 1 is past the stop: not compared
-    assert verification._loo_flip(stored, fresh, WIDTHS, "t") == (1, [-NEAR / 2], "")
+    assert comparison._loo_flip(stored, fresh, WIDTHS, "t") == (1, [-NEAR / 2], "")
     flipped = _task([[True, True], [True, False]], [[0.1, 0.2], [0.1, -10 * NEAR]])
-    round_, _, problem = verification._loo_flip(stored, flipped, WIDTHS, "t")
+    round_, _, problem = comparison._loo_flip(stored, flipped, WIDTHS, "t")
     assert round_ == 1 and "differs with margin(s)" in problem
-    comparison = Comparison(tolerance.FOREIGN_TOLERANCE["mnist"])
+    measured = Comparison(tolerance.FOREIGN_TOLERANCE["mnist"])
     config = MultiTaskConfig(groups=((1.0, 2),), task=TaskOptions(rounds=2), device="cpu")
-    stop = verification.walk_run(config, [stored], [fresh], comparison)
+    stop = comparison.walk_run(config, [stored], [fresh], measured)
     assert (stop.task, stop.round) == (0, 1) and "within the near-tie width" in stop.why
 
 
@@ -87,9 +88,9 @@ def test_an_old_record_without_decisions_is_judged_by_its_pass_counts():
     for key in ("passed", "margin"):
         del stored["rounds"][key]
     near_tie = _task([[True, True], [True, False]], [[0.1, 0.2], [0.1, -NEAR / 3]])
-    assert verification._loo_flip(stored, near_tie, WIDTHS, "t") == (1, [-NEAR / 3], "")
+    assert comparison._loo_flip(stored, near_tie, WIDTHS, "t") == (1, [-NEAR / 3], "")
     clear = _task([[True, True], [True, False]], [[0.1, 0.2], [0.1, -1.0]])
-    assert "none of their decisions" in verification._loo_flip(stored, clear, WIDTHS, "t")[2]
+    assert "none of their decisions" in comparison._loo_flip(stored, clear, WIDTHS, "t")[2]
 
 
 def _auction_record(config, Re):
@@ -103,13 +104,13 @@ def test_other_winners_are_a_near_tie_only_if_the_stored_inputs_give_the_stored_
     Re = np.full(30, config.initial_reputation)
     stored = _auction_record(config, Re)
     fresh = {**stored, "winners": stored["winners"][:-1]}
-    comparison = Comparison(tolerance.FOREIGN_TOLERANCE["mnist"])
-    stop = verification.walk_run(config, [stored], [fresh], comparison)
-    assert stop == Stop(0, 0, None, stop.why) and comparison.mismatches == []
+    measured = Comparison(tolerance.FOREIGN_TOLERANCE["mnist"])
+    stop = comparison.walk_run(config, [stored], [fresh], measured)
+    assert stop == Stop(0, 0, None, stop.why) and measured.mismatches == []
     tampered = {**stored, "winners": stored["winners"][::-1]}
-    comparison = Comparison(tolerance.FOREIGN_TOLERANCE["mnist"])
-    assert verification.walk_run(config, [tampered], [stored], comparison) is None
-    assert "no longer selects the stored winners" in comparison.mismatches[0]
+    measured = Comparison(tolerance.FOREIGN_TOLERANCE["mnist"])
+    assert comparison.walk_run(config, [tampered], [stored], measured) is None
+    assert "no longer selects the stored winners" in measured.mismatches[0]
 
 
 def test_the_near_tie_width_grows_with_the_rounds_behind_a_decision():
@@ -225,9 +226,9 @@ def test_the_foreign_tier_rejects_a_changed_code(mutation, unchanged, monkeypatc
         run = multitask.run_multitask(changed if isinstance(changed, MultiTaskConfig)
                                       else MUTATED)
     mutated = json.loads(json.dumps(list(run.records)))
-    comparison, stops = verification.compare_records(MUTATED.to_dict(), mutated, unchanged,
-                                                     "foreign")
-    assert comparison.mismatches, f"{mutation} passed as drift: {comparison.largest()}"
+    measured, stops = comparison.compare_records(MUTATED.to_dict(), mutated, unchanged,
+                                                 "foreign")
+    assert measured.mismatches, f"{mutation} passed as drift: {measured.largest()}"
     assert not [stop for stop in stops if stop.task == 0 and stop.round == 0]
 
 
@@ -255,7 +256,7 @@ def test_training_per_round_counts_epochs_step_size_and_momentum():
     """A round of the paper (1 epoch, lr 0.05, plain SGD) counts 1; the noise of a round grows
     with its epochs and its step size: 5 epochs 5, lr 0.1 2, momentum 0.9 (steps about ten
     times larger) 10, and they multiply (2 epochs at lr 0.1: 4; lr 0.06: 1.2, rounded up to 2)."""
-    count = verification.training_per_round
+    count = comparison.training_per_round
     assert count(TaskOptions()) == 1 and count(TaskOptions(epochs=5)) == 5
     assert count(TaskOptions(lr=0.1)) == 2 and count(TaskOptions(momentum=0.9)) == 10
     assert count(TaskOptions(epochs=2, lr=0.1)) == 4 and count(TaskOptions(lr=0.06)) == 2

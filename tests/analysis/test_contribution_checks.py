@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fedlib.experiments.contribution_checks import (
+from fedlib.analysis.contribution_checks import (
     case1_trend,
     case2_rank,
     case2_stand_out,
@@ -14,9 +14,7 @@ from fedlib.experiments.contribution_checks import (
     rank_correlation,
     stand_out,
     summary_table,
-    warm_round,
 )
-from fedlib.mechanism import contributions, sample_weights
 
 DACC = [1.0, 0.7, 0.4, 0.1]
 
@@ -81,33 +79,6 @@ def test_per_seed_and_summary() -> None:
     assert table["contribution"]["case1_rho"] == pytest.approx(0.9)
     assert set(table["benchmark"]) == {"case1_rho", "case1_gap", "case2_stand_out",
                                        "case2_stand_out_std"}
-
-
-@pytest.mark.parametrize("case", [1, 2])
-def test_warm_round_on_real_models(data_root, case) -> None:
-    view = warm_round("mnist", case, (1.0, 0.5, 0.1), warmup=1, n_samples=100, n_val=200,
-                      n_test=100)
-    assert view.P.shape == (3, 200) and view.val_labels.shape == (200,)
-    assert np.all((view.P >= 0) & (view.P <= 1))
-    np.testing.assert_allclose(view.weights, sample_weights(view.P))
-    np.testing.assert_allclose(view.weighted, contributions(view.P))
-    np.testing.assert_allclose(view.equal, contributions(view.P, weighted=False))
-    assert view.local_acc.shape == (3,) and view.warmup == 1
-    if case == 2:
-        np.testing.assert_array_equal(view.dacc, [1.0, 1.0, 1.0])
-    again = warm_round("mnist", case, (1.0, 0.5, 0.1), warmup=1, n_samples=100, n_val=200,
-                       n_test=100)
-    assert again is view  # cached
-
-
-def test_warm_round_is_reproducible_and_rejects_bad_case(data_root) -> None:
-    a = warm_round.__wrapped__("mnist", 1, (1.0, 0.1), warmup=0, n_samples=50, n_val=50,
-                               n_test=50, seed=3)
-    b = warm_round.__wrapped__("mnist", 1, (1.0, 0.1), warmup=0, n_samples=50, n_val=50,
-                               n_test=50, seed=3)
-    np.testing.assert_array_equal(a.P, b.P)
-    with pytest.raises(ValueError, match="case"):
-        warm_round("mnist", 3, (1.0, 0.1))
 
 
 def test_paired_sign_flip_p_by_hand():

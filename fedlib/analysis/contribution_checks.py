@@ -14,16 +14,12 @@ weighted measure), ``benchmark`` (equal sample weights), ``mean_prob`` and ``loc
 
 from __future__ import annotations
 
-import functools
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-
-from fedlib.mechanism.contribution import contributions, sample_weights
 
 Record = Mapping[str, Any]
 
@@ -210,109 +206,3 @@ def summary_table(records: Sequence[Record], metrics: Sequence[str]) -> dict[str
         out[m] = {"case1_rho": float(trend.rho.mean()), "case1_gap": float(trend.gap.mean()),
                   "case2_stand_out": float(z.mean()), "case2_stand_out_std": float(z.std())}
     return out
-
-
-@dataclass(frozen=True, eq=False)
-class RoundView:
-    """One round of real local models seen by Eqs. (2)-(3) (see :func:`warm_round`).
-
-    Attributes
-    ----------
-    dataset : str
-    case : int
-    dacc : numpy.ndarray
-        Data accuracy of each worker.
-    P : numpy.ndarray, shape (workers, n_val)
-    val_labels : numpy.ndarray
-    weights, weighted, equal, local_acc : numpy.ndarray
-        Eq. (2) weights; Eq. (3) contributions with and without them; local test accuracies.
-    warmup : int
-        Federated rounds run before the measured one.
-    seconds : float
-        Wall time of the computation (a cached result keeps the time of its first run).
-    """
-
-    dataset: str
-    case: int
-    dacc: np.ndarray
-    P: np.ndarray
-    val_labels: np.ndarray
-    weights: np.ndarray
-    weighted: np.ndarray
-    equal: np.ndarray
-    local_acc: np.ndarray
-    warmup: int
-    seconds: float
-
-
-@functools.lru_cache(maxsize=32)
-def warm_round(dataset: str, case: int, daccs: tuple[float, ...], warmup: int = 5,
-               n_samples: int = 1000, n_val: int = 1000, n_test: int = 1000, seed: int = 0,
-               threads: int = 1) -> RoundView:
-    """Local models of real workers after ``warmup`` federated rounds, seen by Eqs. (2)-(3).
-
-    Case 1: iid workers with data accuracies ``daccs``. Case 2: ``len(daccs)`` clean workers of
-    the non-iid split (worker 0 has every label, worker k lacks label k; ``daccs`` only gives
-    their number). The workers first run ``warmup`` rounds of the federated task (aggregating
-    with omega, as in the pipeline), then train one more round of local models from the global
-    one; those models give ``P``. Runs under ``threads`` torch threads (reproducible on a
-    CPU); results are cached per argument tuple.
-
-    Parameters
-    ----------
-    dataset : {"mnist", "fashion"}
-        With the paper's model for it.
-    case : {1, 2}
-    daccs : tuple of float
-        Data accuracies (Case 1) or just one entry per worker (Case 2).
-    warmup : int, default 5
-        Federated rounds before the measured one (0: the models start from random weights).
-    n_samples, n_val, n_test : int
-        Samples per worker, validation and test set sizes.
-    seed : int
-        Seeds the data, the initial model and the batch orders.
-    threads : int, default 1
-
-    Returns
-    -------
-    RoundView
-    """
-    from fedlib.fl.engine import BatchedEngine, batch_orders
-    from fedlib.fl.models import MODEL_FOR_DATASET, preprocess
-    from fedlib.fl.task import (
-        TaskOptions,
-        local_accuracies,
-        run_task,
-        seed_sequence,
-        torch_generator,
-        torch_threads,
-    )
-    from fedlib.fl.workers import case2_workers, iid_workers, publisher_sets
-
-    if case not in (1, 2):
-        raise ValueError(f"case must be 1 or 2, got {case!r}")
-    began = time.perf_counter()
-    with torch_threads(threads):
-        rng = np.random.default_rng(seed_sequence(seed, 0))
-        publisher = publisher_sets(dataset, rng, n_val=n_val, n_test=n_test)
-        if case == 1:
-            pool = iid_workers(dataset, list(daccs), rng, n=n_samples)
-        else:
-            pool = case2_workers(dataset, rng, n=n_samples).subset(np.arange(len(daccs)))
-        engine = BatchedEngine(MODEL_FOR_DATASET[dataset], device="cpu")
-        generator = torch_generator(seed_sequence(seed, 1))
-        params = engine.init_params(generator)
-        if warmup > 0:
-            params = run_task(engine, pool, publisher, seed=seed_sequence(seed, 2),
-                              initial_params=params,
-                              options=TaskOptions(rounds=warmup)).final_params
-        x = preprocess(pool.images, engine.device, engine.dtype)
-        orders = batch_orders(len(pool), x.shape[1], 1, generator)
-        stacked = engine.train_local(params, x, pool.labels, orders)
-        val_x = preprocess(publisher.val_images, engine.device, engine.dtype)
-        P = engine.true_class_probs(stacked, val_x, publisher.val_labels).double().cpu().numpy()
-        test_x = preprocess(publisher.test_images, engine.device, engine.dtype)
-        local = local_accuracies(engine, stacked, test_x, publisher.test_labels)
-    return RoundView(dataset, case, pool.dacc.copy(), P, publisher.val_labels.numpy(),
-                     sample_weights(P), contributions(P), contributions(P, weighted=False),
-                     local, warmup, time.perf_counter() - began)

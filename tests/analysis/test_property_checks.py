@@ -1,10 +1,10 @@
-"""The critical-value lemma and the property tables (fedlib.experiments.property_checks)."""
+"""The critical-value lemma and the property tables (fedlib.analysis.property_checks)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from fedlib.experiments.property_checks import critical_value_check, property_table
+from fedlib.analysis.property_checks import critical_value_check, property_table
 from fedlib.mechanism import MECHANISMS, Instance, budget_feasibility, random_instances
 
 
@@ -16,7 +16,7 @@ def test_critical_value_lemma_holds_on_random_instances():
 
 def test_critical_value_check_detects_a_wrong_claim(monkeypatch):
     # A selection that ignores the bid of the first worker breaks the lemma: the check sees it.
-    import fedlib.experiments.property_checks as checks
+    import fedlib.analysis.property_checks as checks
 
     real = checks.select
 

@@ -2,10 +2,10 @@
 
 A stored result holds the full configuration, the seed, the fedlib version, the git revision of
 the code that produced it, a machine description, the fingerprint of the environment that made
-it (:mod:`fedlib.experiments.environment`), the wall time, the command that replays it, and one
+it (:mod:`fedlib.storage.environment`), the wall time, the command that replays it, and one
 record per task. Chapters read results through :func:`load_result`, which checks that the
 stored configuration is the one asked for;
-:func:`~fedlib.experiments.verification.verify_result` recomputes the first tasks and checks
+:func:`~fedlib.storage.verification.verify_result` recomputes the first tasks and checks
 they match, so stale results are caught.
 
 The file is JSON: a readable header, then one compact line per task record. Floats are written
@@ -28,9 +28,10 @@ import numpy as np
 import torch
 
 import fedlib
-from fedlib.experiments import environment, registry
+from fedlib.experiments import registry
 from fedlib.experiments.registry import Experiment
 from fedlib.fl.device import resolve_device
+from fedlib.storage import environment
 
 #: Configuration keys that say where a run executed, not what it computed.
 RUNTIME_KEYS = ("device",)
@@ -77,7 +78,7 @@ def reproduce_command(config: Mapping[str, Any] | Experiment,
     flags = registry.command_flags(built)
     if flags is None:
         return (f"run {type(built).__name__}.from_dict(config).run() in Python and store its "
-                "records with fedlib.experiments.results.save_result (the command line "
+                "records with fedlib.storage.results.save_result (the command line "
                 "cannot express this configuration)")
     return " ".join(["python -m fedlib reproduce", built.kind, *flags, "--device cpu",
                      f"--out {results_dir}"])

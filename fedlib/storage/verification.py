@@ -1,0 +1,167 @@
+"""Verifying a stored result: recompute its first tasks and compare, on its own machine or another.
+
+A stored result (:mod:`fedlib.storage.results`) records the :func:`fingerprint
+<fedlib.storage.environment.fingerprint>` of the environment that made it. Verification
+recomputes the first tasks of the stored configuration on the CPU and compares them
+(:func:`~fedlib.storage.comparison.compare_records`) under the ``"same"`` tier when this
+environment has the stored fingerprint, and under the ``"foreign"`` tier otherwise (see
+:mod:`fedlib.storage.comparison` for what each demands). A result made on a GPU is verified
+under the foreign tier like one from another CPU.
+
+``FEDLIB_VERIFY_TIER=foreign`` (or ``same``) forces a tier; the default ``auto`` picks it from the
+fingerprints. A result stored before fingerprints were recorded is verified under the foreign
+tier.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from fedlib.experiments import registry
+from fedlib.storage import environment, results
+from fedlib.storage.comparison import Stop, Tier, compare_records
+
+
+def requested_tier() -> Literal["auto", "same", "foreign"]:
+    """``FEDLIB_VERIFY_TIER``: ``auto`` (default), ``same`` or ``foreign``."""
+    chosen = os.environ.get("FEDLIB_VERIFY_TIER", "auto") or "auto"
+    if chosen not in ("auto", "same", "foreign"):
+        raise ValueError(f"FEDLIB_VERIFY_TIER must be 'auto', 'same' or 'foreign', got "
+                         f"{chosen!r}")
+    return chosen  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class VerificationReport:
+    """The outcome of :func:`verify_result`.
+
+    Attributes
+    ----------
+    name : str
+    tier : {"same", "foreign"}
+        The rule that ran (see the module docstring).
+    ok : bool
+    n_tasks : int
+        Tasks recomputed.
+    mismatches : tuple of str
+        Differences beyond the tier's tolerance, decisions that differ with a large margin,
+        and a verified prefix shorter than :data:`MIN_PREFIX` (empty when ``ok``).
+    stops : tuple of Stop
+        Runs whose comparison stopped at a near tie (foreign tier only).
+    largest : str
+        The largest relative difference seen over the compared part.
+    drift : dict
+        Field name to (largest absolute, largest relative) difference.
+    stored_environment, environment : str
+        Who made the stored file, and who recomputed it (:func:`environment.describe`).
+    foreign_ok : bool
+        Whether the same recomputation also passes the foreign tier (it must: the foreign
+        rule is the looser one; computed under either tier, so that the build machine's CI
+        exercises the cross-machine rule too).
+    seconds : float
+        Time the recomputation took.
+    """
+
+    name: str
+    tier: Tier
+    ok: bool
+    n_tasks: int
+    mismatches: tuple[str, ...]
+    stops: tuple[Stop, ...]
+    largest: str
+    drift: dict[str, tuple[float, float]]
+    stored_environment: str
+    environment: str
+    foreign_ok: bool
+    seconds: float
+
+
+def verify_result(name: str, n_tasks: int = 2,
+                  results_dir: str | os.PathLike[str] = "results", *,
+                  tier: Tier | None = None,
+                  task_store: str | os.PathLike[str] | None = None) -> VerificationReport:
+    """Recompute the first ``n_tasks`` tasks of a stored result on the CPU and compare.
+
+    Parameters
+    ----------
+    name : str
+        The file ``<results_dir>/<name>.json``.
+    n_tasks : int, default 2
+    results_dir : path
+    tier : {"same", "foreign"}, optional
+        Default: ``FEDLIB_VERIFY_TIER`` if it forces one, else ``"same"`` when this
+        environment has the stored fingerprint and ``"foreign"`` otherwise.
+    task_store : path, optional
+        A :class:`~fedlib.experiments.task_store.TaskStore` folder shared by several
+        verifications (e.g. the RRAFL file reads the tasks of ours, which hires the same
+        winners); tasks are keyed by all their inputs, so the records are the same.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the result does not exist.
+    """
+    path = Path(results_dir) / f"{name}.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
+    payload = json.loads(path.read_text())
+    config = payload["config"]
+    here = environment.fingerprint("cpu", config.get("threads", 1))
+    stored_environment = payload.get("environment")
+    if tier is None:
+        forced = requested_tier()
+        same = environment.same_environment(stored_environment, here)
+        tier = ("same" if same else "foreign") if forced == "auto" else forced
+    began = time.perf_counter()
+    store = None if task_store is None else str(task_store)
+    fresh = json.loads(json.dumps(registry.rebuild(config).recompute(n_tasks, store)))
+    comparison, stops = compare_records(config, payload["records"][:n_tasks], fresh, tier)
+    foreign = comparison if tier == "foreign" else compare_records(
+        config, payload["records"][:n_tasks], fresh, "foreign")[0]
+    return VerificationReport(
+        name, tier, not comparison.mismatches, n_tasks, tuple(comparison.mismatches), stops,
+        comparison.largest(), comparison.by_field(),
+        environment.describe(stored_environment) if stored_environment else
+        f"{payload['machine']['cpu']}, torch {payload['machine']['torch']} (not fingerprinted)",
+        environment.describe(here), not foreign.mismatches, time.perf_counter() - began)
+
+
+class StaleResultError(AssertionError):
+    """A stored result that the current code does not reproduce (:func:`check_fresh`)."""
+
+
+def check_fresh(name: str, folder: str | os.PathLike[str], n_tasks: int = 2, *,
+                tier: Tier | None = None,
+                task_store: str | os.PathLike[str] | None = None) -> VerificationReport:
+    """:func:`verify_result`, raising :class:`StaleResultError` when it fails.
+
+    The message names the tier, the first differences and what to do: under the same tier
+    (this environment made the file) regenerate it; under the foreign tier, replay the stored
+    configuration into another folder and compare, since the file is not this machine's to
+    overwrite.
+    """
+    report = verify_result(name, n_tasks, folder, tier=tier, task_store=task_store)
+    if report.ok:
+        return report
+    path = Path(folder) / f"{name}.json"
+    shown = "\n  ".join(report.mismatches[:8])
+    more = len(report.mismatches) - 8
+    differences = (f"({len(report.mismatches)} difference(s); largest {report.largest})"
+                   f":\n  {shown}" + (f"\n  ... and {more} more" if more > 0 else ""))
+    if report.tier == "same":
+        raise StaleResultError(
+            f"{path} is stale: recomputing its first {n_tasks} tasks in the environment that "
+            f"made it ({report.environment}) gives other records {differences}\nRegenerate "
+            f"it: {results.replay_command(path, folder)}")
+    raise StaleResultError(
+        f"{path} differs beyond the cross-machine tolerance: its first {n_tasks} tasks "
+        f"recomputed here ({report.environment}) disagree with the file, made on "
+        f"{report.stored_environment}, by more than the measured drift between machines "
+        f"{differences}\nDo not overwrite {folder}: replay the stored configuration into "
+        f"another folder and compare the two, "
+        f"{results.replay_command(path, '/tmp/fedlib-replay')}")

@@ -8,6 +8,7 @@ the same JupyterLab, jupytext and widget extensions a reader gets from the READM
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import socket
@@ -18,6 +19,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -37,7 +39,13 @@ def lab_server(root: str, data: str, timeout: float = 90.0) -> Iterator[str]:
     """Run ``jupyter lab`` on ``root``; yields the URL of the app, token included."""
     port, token = _free_port(), secrets.token_hex(16)
     scratch = tempfile.mkdtemp(prefix="fedlib-lab-")
-    env = dict(os.environ, FEDLIB_FAST="1", FEDLIB_DATA=data, JUPYTERLAB_WORKSPACES_DIR=scratch)
+    # A fresh user: no saved workspace, and no "fetch news?" toast over the screenshots.
+    settings = Path(scratch, "settings", "@jupyterlab", "apputils-extension")
+    settings.mkdir(parents=True)
+    (settings / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    env = dict(os.environ, FEDLIB_FAST="1", FEDLIB_DATA=data, JUPYTERLAB_WORKSPACES_DIR=scratch,
+               JUPYTERLAB_SETTINGS_DIR=str(settings.parent.parent))
     log = open(os.path.join(scratch, "server.log"), "w+")  # noqa: SIM115 - closed below
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",

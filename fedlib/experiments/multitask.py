@@ -29,19 +29,18 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-import torch
 
 from fedlib.experiments.registry import Options, Records, register
+from fedlib.experiments.run_state import RunState
 from fedlib.experiments.task_store import TaskStore, task_key
 from fedlib.fl.attacks import Attack, check_attacks, for_task
-from fedlib.fl.batched import Params
 from fedlib.fl.data import DATASETS
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import MODEL_FOR_DATASET
 from fedlib.fl.task import TaskOptions, TaskResult, run_task, seed_sequence, torch_threads
 from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
 from fedlib.mechanism.mechanisms import MECHANISMS, Allocation
-from fedlib.mechanism.reputation import BETA1, BETA2, INITIAL_REPUTATION, ReputationLedger
+from fedlib.mechanism.reputation import BETA1, BETA2, INITIAL_REPUTATION
 from fedlib.paper.settings import PAPER_GROUPS
 from fedlib.runtime import progress
 
@@ -313,80 +312,6 @@ def publisher_of(config: MultiTaskConfig) -> PublisherSets:
                           n_val=config.n_val, n_test=config.n_test)
 
 
-class RunState:
-    """The state of a run between tasks: records, ledger and (without fresh models) the model."""
-
-    def __init__(self, config: MultiTaskConfig) -> None:
-        self.config = config
-        self.records: list[dict[str, Any]] = []
-        self.ledger = ReputationLedger(config.daccs.size, config.initial_reputation,
-                                       config.beta1, config.beta2)
-        self.params: Params | None = None
-        self.seconds = 0.0
-
-    def state(self) -> dict[str, Any]:
-        return {"config": self.config.to_dict(), "records": self.records,
-                "ledger": self.ledger.to_dict(), "params": self.params, "seconds": self.seconds}
-
-    def restore(self, state: Mapping[str, Any]) -> None:
-        stored = {k: v for k, v in state["config"].items() if k != "n_tasks"}
-        wanted = {k: v for k, v in self.config.to_dict().items() if k != "n_tasks"}
-        if stored != wanted:
-            changed = sorted(k for k in wanted if stored.get(k) != wanted[k])
-            raise ValueError(f"checkpoint was written for a different configuration (fields "
-                             f"{changed} differ); use the same arguments or delete the "
-                             "checkpoint to start over")
-        if len(state["records"]) > self.config.n_tasks:
-            raise ValueError(f"checkpoint holds {len(state['records'])} tasks, more than "
-                             f"n_tasks = {self.config.n_tasks}")
-        self.records = list(state["records"])
-        self.ledger = ReputationLedger.from_dict(state["ledger"])
-        self.params = state["params"]
-        self.seconds = float(state["seconds"])
-
-    def settle(self, task: int, bids: np.ndarray, allocation: Allocation,
-               result: TaskResult | None, round_fields: Sequence[str] = ROUND_FIELDS,
-               bidders: np.ndarray | None = None) -> None:
-        """After task ``task``: pay the winners ex post given their ``re`` (the mechanism's
-        payment rule), apply Eq. (13) to their ``Re``, keep the model and append the task's
-        record (``result`` is None when nobody won).
-
-        ``bidders`` are the workers the auction saw, in the order ``allocation`` indexes them
-        (default: all; in a federation a worker that does not answer the bid request is left
-        out, and its bid is recorded as None).
-        """
-        bidders = np.arange(bids.size) if bidders is None else np.asarray(bidders)
-        winners = bidders[allocation.winners]
-        re = np.zeros(bids.size)
-        rounds: dict[str, Any] = {name: [] for name in round_fields}
-        outcome: dict[str, Any] = {name: [] for name in ("contribution", "n_pass", "n_fail")}
-        if result is not None:
-            re[winners] = result.re
-            stored = result.to_dict(tuple(round_fields))
-            rounds = stored["rounds"]
-            outcome = {name: stored[name] for name in outcome}
-            self.params = result.final_params
-            self.ledger.update(winners, re)
-        payments = np.zeros(bids.size)
-        payments[bidders] = MECHANISMS[self.config.mechanism].pay(allocation, re[bidders])
-        bid = np.zeros(bids.size, dtype=bool)
-        bid[bidders] = True
-        self.records.append({
-            "task": task, "winners": winners.tolist(),
-            "bids": [float(b) if seen else None for b, seen in zip(bids, bid, strict=True)],
-            "payments": payments[winners].tolist(), **outcome, "re": re[winners].tolist(),
-            "Re": self.ledger.Re.tolist(), "rounds": rounds,
-        })
-
-
-def _save_checkpoint(path: Path, state: Mapping[str, Any]) -> None:
-    """Write ``state`` atomically: a temporary file beside ``path``, then ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    torch.save(dict(state), tmp)
-    os.replace(tmp, path)
-
-
 def _run_one(run: RunState, engine: BatchedEngine, pool: WorkerPool,
              publisher: PublisherSets, task: int, store: TaskStore | None,
              round_fields: tuple[str, ...]) -> None:
@@ -455,7 +380,7 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
     run = RunState(config)
     path = Path(checkpoint) if checkpoint is not None else None
     if path is not None and path.exists():
-        run.restore(torch.load(path, map_location="cpu", weights_only=True))
+        run.resume(path)
     pool, publisher = worker_pool(config), publisher_of(config)
     engine = BatchedEngine(MODEL_FOR_DATASET[config.dataset], device=config.device)
     store = TaskStore(task_store) if task_store is not None else None
@@ -473,7 +398,7 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
                         f"{record['rounds']['test_loss'][-1]:.4f}" if record["winners"]
                         else "(no winners, no model)")
             if path is not None:
-                _save_checkpoint(path, run.state())
+                run.save(path)
             if on_task is not None:
                 on_task(run.records[-1])
     return MultiTaskResult(config, tuple(run.records), run.seconds)

@@ -15,7 +15,7 @@ steps and formulas as :func:`fedlib.experiments.multitask.run_multitask`:
    aggregates ``sum_i omega_i theta_i``;
 3. **after the task**: ``re`` from contributions and trust (Eqs. (4)-(5),
    :func:`fedlib.fl.task.finish_task`), ex-post payments and the reputation update, Eq. (13)
-   (:meth:`~fedlib.experiments.multitask.RunState.settle`), and a ``query.payment`` to every
+   (:meth:`~fedlib.experiments.run_state.RunState.settle`), and a ``query.payment`` to every
    winner.
 
 **Workers that do not answer.** Flower returns an error reply for a node that fails (or no
@@ -47,11 +47,11 @@ from fedlib.experiments.multitask import (
     ROUND_FIELDS,
     MultiTaskConfig,
     MultiTaskResult,
-    RunState,
     publisher_of,
     select,
     task_seed,
 )
+from fedlib.experiments.run_state import RunState
 from fedlib.fl.batched import Params
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.inputs import batch_orders

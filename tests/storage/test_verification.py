@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from fedlib.experiments import multitask
+from fedlib.experiments import multitask, run_state
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.fl.task import TaskOptions
 from fedlib.mechanism import mechanisms
@@ -212,8 +212,8 @@ def _options(**changes):
 MUTATIONS = {
     "lr 0.05 -> 0.0505": _options(lr=0.0505),
     "leave-one-out delta + 0.001": _options(delta=MUTATED.task.delta + 0.001),
-    "the p' denominator reading swapped": lambda patch: patch.setattr(
-        multitask, "MECHANISMS", {**mechanisms.MECHANISMS,
+    "the p' denominator reading swapped": lambda patch: patch.setattr(  # where runs pay
+        run_state, "MECHANISMS", {**mechanisms.MECHANISMS,
                                   "ours": mechanisms.OurMechanism(temp_denominator="Re")}),
     "ten more flipped labels in one worker": _flip_more_labels,
 }

@@ -20,6 +20,32 @@ for (const el of document.querySelectorAll('.problematic, .xref.missing')) {
 for (const el of document.querySelectorAll('.output.traceback, .output.error, .cell_output .traceback')) {
   problems.push('error output cell: ' + el.textContent.trim().slice(0, 120));
 }
+// A table must fit its column: no clipped or scrolling part (every ancestor that clips it, and
+// the window, holds its whole width).
+for (const table of document.querySelectorAll('main table')) {
+  const box = table.getBoundingClientRect();
+  if (box.width === 0) continue;
+  let clipped = box.right > document.documentElement.clientWidth + 1;
+  for (let el = table.parentElement; el && !clipped; el = el.parentElement) {
+    if (getComputedStyle(el).overflowX === 'visible') continue;
+    const frame = el.getBoundingClientRect();
+    clipped = box.left < frame.left - 1 || box.right > frame.right + 1;
+  }
+  if (clipped) {
+    const head = (table.querySelector('th, td') || table).textContent.trim().slice(0, 40);
+    problems.push('table wider than its column (' + Math.round(box.width) + ' px): ' + head);
+  }
+}
+// Every figure has a caption: an image of a cell's output sits in a <figure> with a
+// <figcaption>, or (an explorer's figure inside a widget) in a cell with an explorer caption.
+for (const img of document.querySelectorAll('main .cell_output img, main figure img')) {
+  const figure = img.closest('figure');
+  if (figure && figure.querySelector('figcaption')) continue;
+  const cell = img.closest('.cell');
+  if (img.closest('.jupyter-widgets, .widget-output') && cell &&
+      cell.querySelector('.explorer-caption')) continue;
+  problems.push('figure without a caption: ' + (img.getAttribute('alt') || img.src).slice(-60));
+}
 const widgets = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]');
 const figures = document.querySelectorAll('main .cell_output img, main figure img, main svg.figure');
 const widgetImages = document.querySelectorAll('.jupyter-widgets img, .widget-output img');

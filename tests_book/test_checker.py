@@ -8,6 +8,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from browser import check_page  # noqa: E402
 
+#: A one-pixel PNG, so that an image loads without a file.
+PIXEL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+         "+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+
 BROKEN = """<!doctype html><html><head><title>broken</title></head><body><main>
 <p>Unrendered display math: $$x^2$$</p><p>and \\begin{align} a \\end{align}</p>
 <img src="does-not-exist.png" alt="missing">
@@ -15,10 +19,21 @@ BROKEN = """<!doctype html><html><head><title>broken</title></head><body><main>
 <span class="problematic">{prf:ref}`thm-missing`</span>
 <pre>$$ inside code is fine $$</pre>
 <script type="application/vnd.jupyter.widget-view+json">{"model_id": "none"}</script>
-</main></body></html>"""
+<div class="cell_output" style="width: 300px; overflow-x: auto"><table><tr>
+<td>a_table_much_wider_than_the_300_px_column_that_holds_it_and_scrolls_sideways</td>
+</tr></table></div>
+<div class="cell"><div class="cell_output"><img src="PIXEL" alt="uncaptioned-plot"></div></div>
+</main></body></html>""".replace("PIXEL", PIXEL)
 
 CLEAN = """<!doctype html><html><head><title>clean</title></head><body><main>
-<p>Plain text.</p><pre>$$ inside code is fine $$</pre></main></body></html>"""
+<p>Plain text.</p><pre>$$ inside code is fine $$</pre>
+<div class="cell_output" style="width: 300px; overflow-x: auto"><table><tr><td>fits</td></tr>
+</table></div>
+<div class="cell"><div class="cell_output"><figure><img src="PIXEL" alt="plot">
+<figcaption>What the plot shows.</figcaption></figure></div></div>
+<div class="cell"><div class="cell_output"><p class="explorer-caption">An explorer.</p>
+<div class="jupyter-widgets"><img src="PIXEL" alt="explorer default"></div></div></div>
+</main></body></html>""".replace("PIXEL", PIXEL)
 
 
 def test_broken_page_is_reported(driver, tmp_path):
@@ -26,7 +41,8 @@ def test_broken_page_is_reported(driver, tmp_path):
     page.write_text(BROKEN)
     problems = " | ".join(check_page(driver, page, settle=0.2).problems)
     for expected in ("raw TeX $$", "raw TeX \\begin{", "broken image", "error output cell",
-                     "undefined cross-reference", "widget without its default figure"):
+                     "undefined cross-reference", "widget without its default figure",
+                     "table wider than its column", "figure without a caption: uncaptioned"):
         assert expected in problems, f"{expected!r} not reported in: {problems}"
 
 

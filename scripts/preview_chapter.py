@@ -27,13 +27,14 @@ sys.path.insert(0, str(ROOT / "tests_book"))
 
 def build(chapter: Path, out: Path, full: bool) -> Path:
     """A one-page book rooted at ``chapter`` in ``out``; the path of its HTML page."""
+    if out.exists():  # a fresh build: Sphinx does not notice some changes of the configuration
+        shutil.rmtree(out)
     book = out / "book"
-    if book.exists():
-        shutil.rmtree(book)
     book.mkdir(parents=True)
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     config["execute"]["execute_notebooks"] = "force"
-    (book / "_config.yml").write_text(yaml.safe_dump(config))
+    # Key order matters: the widget manager's scripts load in the order they are listed.
+    (book / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     (book / "_toc.yml").write_text(yaml.safe_dump(
         {"format": "jb-book", "root": f"chapters/{chapter.stem}"}))
     for name in ("chapters", "_vendor", "results"):
@@ -52,6 +53,11 @@ def main() -> int:
     parser.add_argument("chapter", type=Path, help="a chapter's .md, e.g. chapters/03_auction.md")
     parser.add_argument("--full", action="store_true", help="paper scale, not fast mode")
     args = parser.parse_args()
+    data = os.environ.get("FEDLIB_DATA", "")
+    if not data or not Path(data).is_dir():
+        parser.error("FEDLIB_DATA must name a folder holding MNIST/raw and FashionMNIST/raw "
+                     f"(in this project: FEDLIB_DATA=../shared/data); got {data!r}")
+    os.environ["FEDLIB_DATA"] = str(Path(data).resolve())  # chapters run in chapters/
     chapter = args.chapter.resolve()
     if not chapter.is_file() or chapter.parent != ROOT / "chapters":
         parser.error(f"{args.chapter}: not a chapter in {ROOT / 'chapters'}")

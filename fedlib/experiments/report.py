@@ -4,6 +4,13 @@ Each ``*_claims`` function turns the evidence a chapter computes (with the same 
 functions) into :class:`~fedlib.analysis.claims.Claim` objects; the report chapter gathers
 them with those of the other analyses.
 
+Where the paper is wrong, each claim says how badly (its
+:data:`~fedlib.analysis.claims.SEVERITIES`): Theorem 4 is a false theorem, Case 3 of its proof
+a proof error, the aggregation weight and Eq. (9) typos. :func:`tables12_claim` asks whether
+Tables 1 and 2 can describe one run at all, under both readings of Table 1's "Reputation";
+:func:`other_reading_claims` checks the claims about Tables 1-3 that the runs of another
+reading (the model carried across tasks) can decide.
+
 The places where the paper is silent or ambiguous, and what fedlib does there, are
 :data:`fedlib.paper.readings.READINGS`.
 """
@@ -15,12 +22,15 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from fedlib.analysis import contribution_checks
-from fedlib.analysis.claims import Claim
+from fedlib.analysis.claims import Claim, Severity
+from fedlib.analysis.reputation_paths import eq9_check
 from fedlib.analysis.selection_timing import ScalingResult, time_select
 from fedlib.analysis.sweep_results import FIGURES, PAPER_CLAIMS, SweepResult, medians_above
+from fedlib.experiments.budget_sweep import BudgetWindow, budget_window, steady_state
 from fedlib.experiments.contribution import ContributionResult
+from fedlib.experiments.federated import DATASET_LABELS, table1
 from fedlib.experiments.multitask import MultiTaskResult
-from fedlib.experiments.table_claims import number_claims, statement_claims
+from fedlib.experiments.table_claims import number_claims, ours_claims, statement_claims
 from fedlib.mechanism import (
     MECHANISMS,
     Instance,
@@ -32,6 +42,7 @@ from fedlib.mechanism import (
     select,
     truthfulness,
 )
+from fedlib.paper import numbers as paper_numbers
 from fedlib.paper.examples import CASE3, CASE3_LIE, THEOREM4, THEOREM4_LIE
 
 #: Numbers of workers timed for Theorem 3.
@@ -71,10 +82,13 @@ def _case3_counterexample() -> tuple[int, int]:
     return int(at_cost), int(at_bid)
 
 
-def _unless_refuted(where: str, statement: str, finding: str, refuted: bool) -> Claim:
-    """A claim that holds unless a counterexample or an identity refutes it."""
-    return Claim(where, statement, finding, not refuted,
-                 "the paper is wrong" if refuted else "reproduced")
+def _unless_refuted(where: str, statement: str, finding: str, refuted: bool,
+                    severity: Severity) -> Claim:
+    """A claim that holds unless a counterexample or an identity refutes it, and then is
+    wrong with ``severity``."""
+    if refuted:
+        return Claim(where, statement, finding, False, "the paper is wrong", severity)
+    return Claim(where, statement, finding, True, "reproduced")
 
 
 def complexity_claim(scaling: ScalingResult) -> Claim:
@@ -121,11 +135,12 @@ def theorem_claims(n_instances: int, seed: int) -> list[Claim]:
             f"false for dishonest workers (re < Re): in the counterexample a worker's utility "
             f"is {truthful_u:.3f} bidding its cost and {lie_u:.3f} bidding {THEOREM4_LIE:g}; "
             f"for honest workers {honest.violations} profitable lies in {honest.checks} checks",
-            lie_u > truthful_u),
+            lie_u > truthful_u, "false theorem"),
         _unless_refuted(
             "Proof of Theorem 4, Case 3", "k' <= k when a worker raises its bid",
             f"B = 10, Re = (1, 1), other bid 1: k = {k} at cost 8, k' = {k_lie} at bid 2 "
-            "(the theorem's conclusion survives for honest workers)", k_lie > k),
+            "(the theorem's conclusion survives for honest workers)", k_lie > k,
+            "proof error"),
     ]
 
 
@@ -146,7 +161,25 @@ def aggregation_claim(contrib: Sequence[float], quality: Sequence[float]) -> Cla
         "omega combines the contribution score and the quality score",
         f"as printed omega = {np.round(printed, 3).tolist()}, the contribution share "
         f"{np.round(plain, 3).tolist()}: the quality score cancels; read with quality_score_j: "
-        f"{np.round(corrected, 3).tolist()}", bool(np.allclose(printed, plain)))
+        f"{np.round(corrected, 3).tolist()}", bool(np.allclose(printed, plain)), "typo")
+
+
+def eq9_claim(Re_prev: float, re_i: float, re_j: float) -> Claim:
+    """Eq. (9) as printed, ending with ``Re^tau`` (Section 4.2; the reading "Eq. (9)" of
+    :data:`fedlib.paper.readings.READINGS`), on two workers with the same previous reputation
+    ``Re_prev`` and internal reputations ``re_i``, ``re_j``
+    (:func:`~fedlib.analysis.reputation_paths.eq9_check`, counters ignored as in the paper's
+    derivation). A typo when the printed right-hand side misses the difference of the two
+    updates of Eq. (13); the finding shows that ending with ``Re^(tau-1)`` gives it."""
+    check = eq9_check(Re_prev, re_i, re_j)
+    return _unless_refuted(
+        "Eq. (9) (Section 4.2)",
+        "Re_i - Re_j = (h_i re_i - h_j re_j) - (h_i - h_j) Re^tau for two workers with the "
+        "same previous reputation",
+        f"Re^(tau-1) = {Re_prev:g}, re = {re_i:g} and {re_j:g}: the two updates differ by "
+        f"{check.direct:.4f}; Eq. (9) as printed gives {check.as_printed:.4f}, ending with "
+        f"Re^(tau-1) {check.with_previous:.4f}",
+        not bool(np.isclose(check.direct, check.as_printed)), "typo")
 
 
 # ------------------------------------------------------------------ Figures 2-3, 4-5
@@ -226,3 +259,73 @@ def table_claims(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[Claim]
     paper's number, one claim per dataset (:func:`~fedlib.experiments.table_claims.
     statement_claims` and :func:`~fedlib.experiments.table_claims.number_claims`)."""
     return statement_claims(runs) + number_claims(runs)
+
+
+def other_reading_claims(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[Claim]:
+    """The claims of :func:`table_claims` that ``runs`` (keyed by (dataset, mechanism), some
+    mechanisms only, e.g. the runs with the model carried across tasks) can decide: per
+    dataset, ours' own (:func:`~fedlib.experiments.table_claims.ours_claims`, when ours is
+    among them) and the rows of Tables 2-3 of the mechanisms present. The comparisons of
+    mechanisms need every mechanism and are left out. ``where`` and ``statement`` match the
+    claims of :func:`table_claims` (for :func:`~fedlib.analysis.claims.pair_readings`)."""
+    claims = []
+    for dataset in dict.fromkeys(d for d, _ in runs):
+        if (dataset, "ours") in runs:
+            claims += ours_claims(runs[dataset, "ours"], DATASET_LABELS.get(dataset, dataset))
+    return claims + number_claims(runs)
+
+
+# ------------------------------------------------- Tables 1 and 2 together
+
+
+def losers_reputations(run: MultiTaskResult) -> dict[float, float]:
+    """The reputations of the steady state if Table 1 reports the winners' internal ``re``
+    (the reading that leaves the losers' reputations unreported): the clean workers at the
+    paper's Table 1 value (a worker that wins every task ends near its ``re``), the others at
+    the mean ``Re`` our ``run`` leaves their group with after its last task."""
+    dataset = run.config.dataset
+    ours = table1(run)
+    return {dacc: (paper_numbers.TABLE1[dataset]["reputation"][dacc] if dacc == 1.0
+                   else ours[dacc]["reputation"]) for dacc in paper_numbers.TABLE1_DACCS}
+
+
+def tables12_windows(reputations: Mapping[str, Mapping[float, float]],
+                     budgets: Sequence[float], *, trials: int, n_evaluated: int,
+                     plausible: float, seed: int) -> dict[str, BudgetWindow]:
+    """Per dataset, the budget that pays a clean winner Table 1's payment and the budgets at
+    which Table 2's share stays plausible, with every worker at its group's reputation in
+    ``reputations`` (dataset to dacc to ``Re``): the auction played ``trials`` times per budget
+    (:func:`~fedlib.experiments.budget_sweep.steady_state`,
+    :func:`~fedlib.experiments.budget_sweep.budget_window`), as the chapter on the federated
+    experiments does."""
+    return {dataset: budget_window(
+                steady_state(Re, budgets, trials=trials, n_evaluated=n_evaluated, seed=seed),
+                paper_numbers.TABLE1[dataset]["payment"][1.0], plausible)
+            for dataset, Re in reputations.items()}
+
+
+def _window_text(window: BudgetWindow) -> str:
+    share = (f"B <= {window.share_budget:.0f}" if np.isfinite(window.share_budget)
+             else "no budget")
+    return f"payment needs B = {window.payment_budget:.0f}, share {share}"
+
+
+def tables12_claim(accumulated: Mapping[str, BudgetWindow],
+                   internal: Mapping[str, BudgetWindow]) -> Claim:
+    """Whether one budget gives both Table 1's payment of a clean winner and Table 2's share
+    1.000 of ours (bids redrawn every task), per dataset under each reading of Table 1's
+    "Reputation" (windows of :func:`tables12_windows`): ``accumulated``, the workers at the
+    paper's Table 1 values read as accumulated ``Re`` (fedlib's reading); ``internal``, at
+    :func:`losers_reputations` (Table 1 read as the winners' ``re``; the datasets where our run
+    says something about the losers). Reproduced when every window admits a budget, partly
+    when some do."""
+    def listed(windows: Mapping[str, BudgetWindow]) -> str:
+        return "; ".join(f"{DATASET_LABELS.get(d, d)}: {_window_text(w)}"
+                         for d, w in windows.items())
+
+    return Claim.from_checks(
+        "Tables 1-2", "Tables 1 and 2 describe one run: one budget gives Table 1's payment "
+        "and Table 2's share of ours",
+        f"Table 1 read as accumulated Re: {listed(accumulated)}. Read as the winners' re "
+        f"(losers at our final Re): {listed(internal)}",
+        [w.compatible for w in (*accumulated.values(), *internal.values())])

@@ -40,7 +40,7 @@ def selection_figure(runs: Mapping[str, MultiTaskResult]) -> Figure:
     """Share of each behaviour group's workers that won each task: one heat map per mechanism
     (rows: groups; columns: tasks). A dotted line marks the first task of a late attack (the
     quality drop), shading the tasks left out of the statistics."""
-    fig = Figure(figsize=(12, 2.2 + 2.6 * len(runs)), layout="constrained")
+    fig = Figure(figsize=(8.5, 1.4 + 2.3 * len(runs)), layout="constrained")
     axes = fig.subplots(len(runs), 1, squeeze=False, sharex=True)[:, 0]
     image = None
     for ax, (mechanism, run) in zip(axes, runs.items(), strict=True):
@@ -56,11 +56,13 @@ def selection_figure(runs: Mapping[str, MultiTaskResult]) -> Figure:
         if drop is not None:
             ax.axvline(drop - 0.5, color=BEHAVIOUR_COLORS["quality_drop"], lw=2, ls=":")
     axes[-1].set_xlabel("task (blue line: statistics start; dotted: the quality drop)",
-                        fontsize=FONT)
+                        fontsize=FONT - 1)
     axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
-    fig.colorbar(image, ax=list(axes), label="share of the group's workers selected",
-                 shrink=0.8)
-    fig.suptitle("Who wins the auction, task by task", fontsize=FONT + 2)
+    axes[-1].tick_params(axis="x", labelsize=FONT - 1)
+    bar = fig.colorbar(image, ax=list(axes), shrink=0.8)
+    bar.set_label("share of the group's workers selected", fontsize=FONT - 1)
+    bar.ax.tick_params(labelsize=FONT - 1)
+    fig.suptitle("Who wins the auction, task by task", fontsize=FONT + 1)
     return fig
 
 
@@ -68,7 +70,7 @@ def _grouped_bars(runs: Mapping[str, MultiTaskResult], key: str, ylabel: str,
                   title: str) -> Figure:
     summaries = {m: group_summary(run) for m, run in runs.items()}
     groups = list(next(iter(summaries.values())))
-    fig = Figure(figsize=(12, 4.4), layout="constrained")
+    fig = Figure(figsize=(8.5, 4.8), layout="constrained")
     ax = fig.subplots()
     width = 0.8 / len(runs)
     x = np.arange(len(groups))
@@ -76,11 +78,13 @@ def _grouped_bars(runs: Mapping[str, MultiTaskResult], key: str, ylabel: str,
         values = np.nan_to_num([summary[g][key] for g in groups])
         ax.bar(x + (i - (len(runs) - 1) / 2) * width, values, width,
                color=mechanism_style(mechanism)[0], label=_label(mechanism))
-    ax.set_xticks(x, [group_label(g) for g in groups], rotation=20, ha="right",
+    ax.set_xticks(x, [group_label(g) for g in groups], rotation=25, ha="right",
                   fontsize=FONT - 1)
+    ax.tick_params(axis="y", labelsize=FONT - 1)
     ax.set_ylabel(ylabel, fontsize=FONT)
     ax.set_title(title, fontsize=FONT + 1)
-    ax.legend(fontsize=FONT - 1)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=len(runs),
+               fontsize=FONT - 1)
     ax.grid(axis="y", alpha=0.3)
     return fig
 
@@ -103,7 +107,7 @@ def accuracy_figure(runs: Mapping[str, MultiTaskResult],
                     honest: Mapping[str, MultiTaskResult] | None = None) -> Figure:
     """Test accuracy and loss of each task's final global model, per mechanism; with
     ``honest`` (the same mechanisms without attackers), their first tasks dashed."""
-    fig = Figure(figsize=(12, 4.4), layout="constrained")
+    fig = Figure(figsize=(8.5, 5.0), layout="constrained")
     axes = fig.subplots(1, 2)
     for mechanism, run in runs.items():
         color, marker, _, width = mechanism_style(mechanism)
@@ -119,41 +123,47 @@ def accuracy_figure(runs: Mapping[str, MultiTaskResult],
         ax.set_xlabel("task", fontsize=FONT)
         ax.set_ylabel(f"final global model: {name}", fontsize=FONT)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.tick_params(labelsize=FONT - 1)
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=FONT - 3)
-    fig.suptitle("The global model", fontsize=FONT + 2)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center",
+               ncols=2, fontsize=FONT - 1)
+    fig.suptitle("The global model", fontsize=FONT + 1)
     return fig
 
 
 def single_task_figure(outcome: SingleTaskOutcome) -> Figure:
     """One task with one attacker (worker 0): contributions and weights per worker, hatched
     where the worker failed a leave-one-out check, and the global model's accuracy per round
-    with and without the attacker."""
-    fig = Figure(figsize=(13, 4), layout="constrained")
+    with and without the attacker. Sized to be read at about 700 pixels wide (a pre-drawn tab
+    or an explorer's output at 72 dpi)."""
+    fig = Figure(figsize=(9.5, 4.2), layout="constrained")
     axes = fig.subplots(1, 3, width_ratios=[1.2, 1.2, 1])
     workers = np.arange(outcome.contribution.size)
     colors = [BEHAVIOUR_COLORS.get(outcome.attack.kind, "k")] + [
         BEHAVIOUR_COLORS["dacc 1.0"]] * (workers.size - 1)
     for ax, values, name in ((axes[0], outcome.contribution, "task contribution"),
-                             (axes[1], outcome.omega, "mean aggregation weight omega")):
+                             (axes[1], outcome.omega, "mean aggregation weight ω")):
         bars = ax.bar(workers, values, color=colors)
         for bar, ok in zip(bars, outcome.n_pass, strict=True):
             if ok < outcome.rounds:
                 bar.set_hatch("//")
                 bar.set_edgecolor("k")
-        ax.set_xticks(workers, ["attacker"] + [str(w) for w in workers[1:]], fontsize=FONT - 2)
+        ax.set_xticks(workers, ["A"] + [str(w) for w in workers[1:]])
+        ax.set_xlabel("worker (A: the attacker)", fontsize=FONT)
         ax.set_ylabel(name, fontsize=FONT)
         ax.grid(axis="y", alpha=0.3)
-    axes[0].set_title(f"hatched: failed {outcome.rounds - outcome.n_pass[0]} of "
-                      f"{outcome.rounds} checks (attacker)", fontsize=FONT - 1)
+    axes[0].set_title(f"A failed {outcome.rounds - outcome.n_pass[0]} of "
+                      f"{outcome.rounds} checks\n(hatched: failed a check)", fontsize=FONT)
     rounds = np.arange(1, outcome.rounds + 1)
     axes[2].plot(rounds, outcome.acc_with, "o-", color=colors[0], label="with the attacker")
     axes[2].plot(rounds, outcome.acc_without, "s--", color=colors[1], label="without it")
     axes[2].set_xlabel("global round", fontsize=FONT)
     axes[2].set_ylabel("test accuracy", fontsize=FONT)
     axes[2].xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes[2].legend(fontsize=FONT - 1)
+    axes[2].legend(fontsize=FONT, loc="lower right")
     axes[2].grid(alpha=0.3)
+    for ax in axes:
+        ax.tick_params(labelsize=FONT)
     attack = outcome.attack
     fig.suptitle(f"One task, attacker: {group_label(attack.kind)}, strength "
                  f"{attack.strength:g}", fontsize=FONT + 1)
@@ -161,21 +171,25 @@ def single_task_figure(outcome: SingleTaskOutcome) -> Figure:
 
 
 #: The columns of :func:`summary_html` and their headers.
-SUMMARY_COLUMNS = {"win_share": "won", "pass_rate": "passed", "contribution": "contrib.",
-                   "payment_per_task": "paid / task", "reputation": "final Re"}
+SUMMARY_COLUMNS = {"win_share": "won", "pass_rate": "pass", "contribution": "contrib.",
+                   "payment_per_task": "paid", "reputation": "Re"}
+#: Decimals of each column of :func:`summary_html` (payments to the cent).
+SUMMARY_DIGITS = {"win_share": 3, "pass_rate": 3, "contribution": 3, "payment_per_task": 2,
+                  "reputation": 3}
 
 
 def summary_html(runs: Mapping[str, MultiTaskResult]) -> str:
-    """An HTML table: per behaviour group (rows) and mechanism, the share of (worker, task)
-    pairs won, the share of rounds passed, the mean contribution when winning, the payment
-    per task and worker, and the final mean reputation (evaluated tasks; a dash where the
-    group never won)."""
+    """An HTML table, one row per behaviour group and mechanism (the group's rows merged):
+    the share of (worker, task) pairs won, the share of rounds passed, the mean contribution
+    when winning, the payment per task and worker, and the final mean reputation (evaluated
+    tasks; a dash where the group never won). Long rather than wide, so that it fits a
+    page's text column: the honest groups are named by their data accuracy alone."""
     summaries = {m: group_summary(run) for m, run in runs.items()}
-    body = [[group_label(group), *(f"{value:.3f}" if np.isfinite(value) else "-"
-                                   for summary in summaries.values() for value in
-                                   (summary[group][key] for key in SUMMARY_COLUMNS))]
-            for group in next(iter(summaries.values()))]
-    return html_table(["group", *(name for _ in summaries for name in SUMMARY_COLUMNS.values())],
-                      body, row_headers=True,
-                      column_groups=[("", 1), *((_label(m), len(SUMMARY_COLUMNS))
-                                                for m in summaries)])
+    body = [[group_label(group).removeprefix("honest "), _label(mechanism),
+             *(f"{summary[group][key]:.{SUMMARY_DIGITS[key]}f}"
+               if np.isfinite(summary[group][key]) else "-" for key in SUMMARY_COLUMNS)]
+            for group in next(iter(summaries.values()))
+            for mechanism, summary in summaries.items()]
+    return html_table(["group", "mechanism", *SUMMARY_COLUMNS.values()], body,
+                      row_headers=True, merge_leading=1,
+                      align=["left", "left", *["right"] * len(SUMMARY_COLUMNS)])

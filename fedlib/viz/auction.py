@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.transforms import blended_transform_factory
 
 from fedlib.analysis.auction_steps import PaymentBreakdown, worker_label
 from fedlib.analysis.misreporting import GainSweep, UtilityCurve
@@ -26,18 +27,27 @@ from fedlib.viz.style import (
     DISHONEST,
     EX_ANTE,
     EX_POST,
+    FONT,
     HONEST,
     LOSER,
     NEXT,
     WINNER,
 )
 
+#: Widths (inches) of one- and two-panel figures. The book shows a figure about 600 pixels
+#: wide: a one-panel figure keeps about 85% of its size, a two-panel one about 70%.
+ONE_PANEL, TWO_PANELS = 6.8, 8.6
+#: Font sizes: one-panel figures write ticks and legends at SMALL and labels at FONT,
+#: two-panel ones at FONT and LARGE, so that their text stays at 9 points or more on the page.
+SMALL, LARGE = FONT - 1, FONT + 1
 
-def _style(ax, title: str, xlabel: str, ylabel: str) -> None:
-    ax.set_title(title, fontsize=12)
-    ax.set_xlabel(xlabel, fontsize=11)
-    ax.set_ylabel(ylabel, fontsize=11)
-    ax.tick_params(labelsize=10)
+
+def _style(ax, title: str, xlabel: str, ylabel: str, size: int = FONT) -> None:
+    """Title and axis labels at ``size`` points, ticks one point smaller, a light grid."""
+    ax.set_title(title, fontsize=size)
+    ax.set_xlabel(xlabel, fontsize=size)
+    ax.set_ylabel(ylabel, fontsize=size)
+    ax.tick_params(labelsize=size - 1)
     ax.grid(alpha=0.3)
 
 
@@ -69,7 +79,7 @@ def selection_figure(auction: Auction, title: str | None = None) -> Figure:
     dens = b[positive] / Re[positive]
     right = np.cumsum(Re[positive])
     left = right - Re[positive]
-    fig = Figure(figsize=(9, 5.6), layout="constrained")
+    fig = Figure(figsize=(ONE_PANEL, 5.6), layout="constrained")
     ax = fig.subplots()
     rho = auction.rho_star
     finite_rho = math.isfinite(rho)
@@ -82,7 +92,7 @@ def selection_figure(auction: Auction, title: str | None = None) -> Figure:
         h = min(d, ymax * 0.97)
         ax.add_patch(Rectangle((lo, 0), hi - lo, h, facecolor=color, edgecolor="0.3", lw=0.8))
         text = worker_label(i) if d <= ymax * 0.97 else f"{worker_label(i)}\n({d:.3g}, cut)"
-        ax.text((lo + hi) / 2, h, text, ha="center", va="bottom", fontsize=9)
+        ax.text((lo + hi) / 2, h, text, ha="center", va="bottom", fontsize=SMALL)
     xmax = float(right[-1]) * 1.05 if right.size else 1.0
     xs = np.linspace(max(xmax, 1e-12) * 1e-3, xmax, 400)
     ax.plot(xs, B / xs, color="0.15", lw=1.6, label="budget share $B/\\sum Re$")
@@ -107,11 +117,11 @@ def selection_figure(auction: Auction, title: str | None = None) -> Figure:
              Patch(facecolor=WINNER, alpha=0.15, hatch="//", edgecolor=WINNER,
                    label="$\\sum_S p^{up} = \\rho^* \\sum_S Re$")]
     ax.legend(handles=extra + handles, labels=[h.get_label() for h in extra] + labels,
-              fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=4)
+              fontsize=SMALL, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3)
     zero = [worker_label(i) for i in order if Re[i] <= 0]
     note = f"  (Re = 0, never selected: {', '.join(zero)})" if zero else ""
-    _style(ax, title or f"Algorithm 1 with B = {B:.4g}: k = {auction.k} workers selected{note}",
-           "accumulated reputation $\\sum Re$ of the workers so far (in density order)",
+    _style(ax, title or f"Algorithm 1 with B = {B:.4g}: k = {auction.k} selected{note}",
+           "accumulated reputation $\\sum Re$ (workers in density order)",
            "cost density $b_i / Re_i$")
     return fig
 
@@ -130,40 +140,39 @@ def payments_figure(br: PaymentBreakdown, title: str | None = None) -> Figure:
 
     Left: grouped bars per winner (cost, ``p_up``, ``p = min(p_up, p')``) with ``p'`` as a
     marker. Right: the winners' utilities under both payment rules. Tick labels say which
-    winners are honest (``re >= Re``). Losers are paid 0 and not drawn.
+    winners are honest (``re >= Re``). Losers are paid 0 and not drawn. One legend, below
+    the panels, names the bars of both.
     """
-    fig = Figure(figsize=(11, 4.2), layout="constrained")
-    left, right = fig.subplots(1, 2, width_ratios=[1.4, 1])
+    fig = Figure(figsize=(TWO_PANELS, 4.8), layout="constrained")
+    left, right = fig.subplots(1, 2, width_ratios=[1.3, 1])
     w = np.asarray(br.auction.winners)
     if w.size == 0:
         for ax in (left, right):
             ax.text(0.5, 0.5, "nobody is selected: no payments", ha="center", va="center",
-                    fontsize=12, transform=ax.transAxes)
+                    fontsize=FONT, transform=ax.transAxes)
             ax.set_axis_off()
         return fig
     x = np.arange(w.size)
     width = 0.26
     left.bar(x - width, br.costs[w], width, color=COST, label="true cost $c_i$")
-    left.bar(x, br.upper[w], width, color=EX_ANTE, label="ex ante $p_i^{up} = Re_i\\rho^*$")
-    left.bar(x + width, br.ex_post[w], width, color=EX_POST,
-             label="ex post $p_i = \\min(p_i^{up}, p_i')$")
+    left.bar(x, br.upper[w], width, color=EX_ANTE, label="ex ante: $p_i^{up}$")
+    left.bar(x + width, br.ex_post[w], width, color=EX_POST, label="ex post: $p_i$")
     left.scatter(x + width, br.temporary[w], marker="_", s=260, color="k", zorder=3, lw=2,
                  label="temporary $p_i'$")
     left.set_xticks(x, _winner_ticks(br))
     for tick, i in zip(left.get_xticklabels(), w, strict=True):
         tick.set_color(HONEST if br.honest[i] else DISHONEST)
-    left.legend(fontsize=9)
-    _style(left, title or (f"Payments with B = {br.auction.budget:.4g}: ex ante "
-                           f"{br.budget_used_ex_ante:.4g}, ex post {br.budget_used_ex_post:.4g}"),
-           "winning worker", "money")
-    right.bar(x - width / 2, br.utility_ex_ante[w], width, color=EX_ANTE, label="ex ante")
-    right.bar(x + width / 2, br.utility_ex_post[w], width, color=EX_POST, label="ex post")
+    _style(left, title or f"Payments, B = {br.auction.budget:.4g}", "winning worker", "money",
+           LARGE)
+    right.bar(x - width / 2, br.utility_ex_ante[w], width, color=EX_ANTE)
+    right.bar(x + width / 2, br.utility_ex_post[w], width, color=EX_POST)
     right.axhline(0, color="k", lw=1)
     right.set_xticks(x, _winner_ticks(br))
     for tick, i in zip(right.get_xticklabels(), w, strict=True):
         tick.set_color(HONEST if br.honest[i] else DISHONEST)
-    right.legend(fontsize=9)
-    _style(right, "Utility $u_i = p_i - c_i$ of each winner", "winning worker", "utility")
+    _style(right, "Utility $u_i = p_i - c_i$", "winning worker", "utility", LARGE)
+    fig.legend(*left.get_legend_handles_labels(), loc="outside lower center", ncols=4,
+               fontsize=FONT)
     return fig
 
 
@@ -173,7 +182,7 @@ def payment_ratio_figure(ratios: PaymentRatios, title: str | None = None) -> Fig
     Honest winners (``re >= Re``) sit on ``p/p_up = 1``; dishonest ones lie between the
     floor ``re/Re`` (from ``p' >= rho* re``) and 1.
     """
-    fig = Figure(figsize=(7, 4.4), layout="constrained")
+    fig = Figure(figsize=(ONE_PANEL, 4.6), layout="constrained")
     ax = fig.subplots()
     h = ratios.honest
     ax.scatter(ratios.re_over_Re[h], ratios.paid_over_upper[h], s=6, alpha=0.4, color=HONEST,
@@ -189,7 +198,7 @@ def payment_ratio_figure(ratios: PaymentRatios, title: str | None = None) -> Fig
     ax.axvline(1, color="0.5", lw=0.8)
     ax.set_xlim(lo, hi + 0.02 * (hi - lo + 1e-9))
     ax.set_ylim(lo, 1.0 + 0.05 * (1.0 - lo + 1e-9))
-    ax.legend(fontsize=9, loc="lower right", markerscale=3)
+    ax.legend(fontsize=SMALL, loc="lower right", markerscale=3)
     _style(ax, title or "Ex-post payment as a share of the ex-ante payment",
            "$re_i / Re_i$ (realised over accumulated reputation)", "$p_i / p_i^{up}$")
     return fig
@@ -206,6 +215,13 @@ def _curve_title(c: UtilityCurve) -> str:
             f"{'>=' if c.honest else '<'} Re = {Re_i:.3g}")
 
 
+def _mark_bid(ax, x: float, text: str, color: str, left: bool, size: int) -> None:
+    """Write ``text`` at the top of the vertical line at bid ``x``, on its left or right."""
+    at = blended_transform_factory(ax.transData, ax.transAxes)
+    ax.text(x, 0.97, f" {text} ", transform=at, ha="right" if left else "left", va="top",
+            fontsize=size, color=color)
+
+
 def utility_figure(curves: Sequence[UtilityCurve],
                    ex_ante: Sequence[UtilityCurve] | None = None,
                    titles: Sequence[str] | None = None) -> Figure:
@@ -213,41 +229,58 @@ def utility_figure(curves: Sequence[UtilityCurve],
 
     Each panel shows the utility under the paper's ex-post payment (dark line), optionally
     under the ex-ante variant (``ex_ante``, same worker, wide light line), the true cost
-    (vertical line), the critical bid ``rho* Re_i`` above which the worker loses (dotted), the
-    truthful point (circle) and the best bid found (star). Winning bids all give the same
-    utility (the lemma of the proofs chapter), so the curve is a step.
+    ``c_i`` (vertical line), the critical bid ``\\bar b_i = rho* Re_i`` above which the worker
+    loses (dotted), both written at the top of their lines, the truthful point (circle) and
+    the best bid found (star, only where a lie pays). Winning bids all give the same utility
+    (the lemma of the proofs chapter), so the curve is a step. One legend, below the panels,
+    names the lines; the panels share their utility axis.
     """
     if not curves:
         raise ValueError("need at least one utility curve")
     if ex_ante is not None and len(ex_ante) != len(curves):
         raise ValueError("ex_ante needs one curve per curve")
-    fig = Figure(figsize=(5.2 * len(curves), 4.2), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(1, len(curves), sharey=False))
+    one = len(curves) == 1
+    width = ONE_PANEL if one else TWO_PANELS / 2 * len(curves)
+    small, size = (SMALL, FONT) if one else (FONT, LARGE)
+    fig = Figure(figsize=(width, 4.6), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(1, len(curves), sharey=True))
+    legend: dict[str, object] = {}
     for k, (ax, c) in enumerate(zip(axes, curves, strict=True)):
         if ex_ante is not None:  # drawn first and wider, so that the ex-post curve stays visible
             e = ex_ante[k]
             ax.plot(e.bids, e.utilities, color=EX_ANTE, lw=5, alpha=0.6,
-                    label="ex ante ($p^{up}$)")
-        ax.plot(c.bids, c.utilities, color=EX_POST, lw=2, label="ex post (ours)")
+                    label="ex ante ($p_i^{up}$)")
+        ax.plot(c.bids, c.utilities, color=EX_POST, lw=2, label="ex post (the paper)")
         ax.axhline(0, color="k", lw=0.8)
-        ax.axvline(c.cost, color=COST, lw=1.5, label=f"true cost $c_i$ = {c.cost:.3g}")
-        if math.isfinite(c.critical_bid):
+        ax.axvline(c.cost, color=COST, lw=1.5, label="true cost $c_i$")
+        critical = math.isfinite(c.critical_bid)
+        if critical:
             ax.axvline(c.critical_bid, color=CRITICAL, ls=":", lw=1.5,
-                       label=f"critical bid $\\rho^* Re_i$ = {c.critical_bid:.3g}")
+                       label="critical bid $\\bar b_i$")
+        cost_left = not critical or c.cost <= c.critical_bid
+        _mark_bid(ax, c.cost, f"$c_i$ = {c.cost:.3g}", COST, cost_left, small)
+        if critical:
+            _mark_bid(ax, c.critical_bid, f"$\\bar b_i$ = {c.critical_bid:.3g}", CRITICAL,
+                      not cost_left, small)
         ax.scatter([c.cost], [c.truthful_utility], color=COST, zorder=4, s=50,
-                   label=f"truthful: u = {c.truthful_utility:.3g}")
+                   label="bid = true cost")
         if c.gain > 0:
             j = int(np.argmax(c.utilities))
             if c.won[j]:
-                x_best, text = c.best_bid, f"b = {c.best_bid:.3g}"
+                x_best = c.best_bid
             else:  # every losing bid is as good: mark the middle of the losing range
                 lost = c.bids[~c.won]
-                x_best, text = float((lost.min() + lost.max()) / 2), f"lose: b > {lost.min():.3g}"
+                x_best = float((lost.min() + lost.max()) / 2)
             ax.scatter([x_best], [c.best_utility], marker="*", color=DISHONEST, zorder=5,
-                       s=160, label=f"best lie ({text}): u = {c.best_utility:.3g}")
-        ax.legend(fontsize=8.5, loc="best")
+                       s=160, label="best lie")
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            legend.setdefault(label, handle)
         _style(ax, titles[k] if titles is not None else _curve_title(c), "bid $b_i$",
-               "utility $u_i$")
+               "utility $u_i$" if k == 0 else "", size)
+    low, high = axes[0].get_ylim()  # shared: room for the labels of the lines, once
+    axes[0].set_ylim(low, high + 0.15 * (high - low))
+    fig.legend(list(legend.values()), list(legend), loc="outside lower center",
+               ncols=3 if len(legend) > 4 else len(legend), fontsize=small)
     return fig
 
 
@@ -258,27 +291,29 @@ def utility_figure(curves: Sequence[UtilityCurve],
 def _band(ax, x: np.ndarray, values: np.ndarray, color: str, label: str) -> None:
     mean = values.mean(axis=1)
     lo, hi = np.quantile(values, [0.1, 0.9], axis=1)
-    ax.plot(x, mean, color=color, marker="o", ms=4, lw=1.8, label=f"{label} (mean)")
-    ax.fill_between(x, lo, hi, color=color, alpha=0.2, label=f"{label} (10-90% of trials)")
+    ax.plot(x, mean, color=color, marker="o", ms=4, lw=1.8, label=f"{label}: mean")
+    ax.fill_between(x, lo, hi, color=color, alpha=0.2, label=f"{label}: 10-90% of tasks")
 
 
 def gain_figure(budget_sweep: GainSweep, worker_sweep: GainSweep) -> Figure:
     """Share of winners that are dishonest, and share that could gain by misreporting.
 
     Left: against the budget (Figure 4's setting); right: against the number of workers
-    (Figure 5's setting). Mean over trials with the 10-90% band of the trials.
+    (Figure 5's setting). Mean over trials with the 10-90% band of the trials; the panels
+    share their y-axis and one legend, below them.
     """
-    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    fig = Figure(figsize=(TWO_PANELS, 4.6), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
     for ax, s, xlabel in ((axes[0], budget_sweep, "budget $B$"),
                           (axes[1], worker_sweep, "number of workers $n$")):
         _band(ax, s.x, s.dishonest_share, DISHONEST, "dishonest")
-        _band(ax, s.x, s.gain_share, "#6a040f", "paid below cost: gains by lying")
+        _band(ax, s.x, s.gain_share, "#6a040f", "gain by lying")
         fixed = (f"n = {int(s.fixed)}" if s.parameter == "budget" else f"B = {s.fixed:.4g}")
-        _style(ax, f"Synthetic workers of Figures 4-5, {fixed} ({s.winners.shape[1]} trials)",
-               xlabel, "share of the winners")
+        _style(ax, f"{fixed}, {s.winners.shape[1]} tasks per point", xlabel,
+               "share of the winners" if ax is axes[0] else "", LARGE)
         ax.set_ylim(0, 1)
-    axes[0].legend(fontsize=8.5, loc="upper right")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=FONT)
     return fig
 
 
@@ -287,9 +322,10 @@ def scaling_figure(result: ScalingResult) -> Figure:
 
     Left: median time with the min-max spread of the repeats, a reference line proportional to
     ``n log n`` and one proportional to ``n^2``, both through the median at the largest ``n``.
-    Right: median time divided by ``n log2 n``; a flat line means ``n log n`` growth.
+    Right: median time divided by ``n log2 n``; a flat line means ``n log n`` growth. The
+    legend of the left panel is below the panels.
     """
-    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    fig = Figure(figsize=(TWO_PANELS, 4.2), layout="constrained")
     left, right = fig.subplots(1, 2)
     x = result.n_log_n
     med = result.median
@@ -303,10 +339,11 @@ def scaling_figure(result: ScalingResult) -> Figure:
     left.set_xscale("log")
     left.set_yscale("log")
     left.set_ylim(med.min() / 5, hi.max() * 3)
-    left.legend(fontsize=9)
-    _style(left, "select(): time against $n \\log_2 n$", "$n \\log_2 n$", "seconds per call")
+    _style(left, "Time of select()", "$n \\log_2 n$", "seconds per call", LARGE)
     right.semilogx(result.sizes, result.per_n_log_n * 1e9, "o-", color=EX_POST)
     right.set_ylim(0, float(np.max(result.per_n_log_n)) * 1e9 * 1.3)
     _style(right, "Time per unit of $n \\log_2 n$", "number of workers $n$",
-           "nanoseconds per $n \\log_2 n$")
+           "ns per $n \\log_2 n$", LARGE)
+    fig.legend(*left.get_legend_handles_labels(), loc="outside lower center", ncols=3,
+               fontsize=FONT)
     return fig

@@ -1,26 +1,72 @@
 """Claims (:class:`~fedlib.analysis.claims.Claim`) as an HTML table with a verdict badge,
-and the count of verdicts by chapter of the reproducibility report."""
+claims under two readings side by side, and the count of verdicts by chapter of the
+reproducibility report.
+
+Every table here fills the text column it stands in and never grows past it (fixed column
+widths, long words broken), in whichever chapter it is shown."""
 
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from fedlib.analysis.claims import VERDICTS, Claim
+from fedlib.analysis.claims import VERDICTS, Claim, ReadingPair
 from fedlib.viz.federated import FONT
 
 #: One colour per verdict, from good news for the paper to bad.
 VERDICT_COLORS = dict(zip(VERDICTS, ("#1b9e77", "#e6ab02", "#d95f02", "#7570b3"), strict=True))
 
-_CELL = "style='text-align:left;vertical-align:top;padding:3px 10px'"
+#: The claims tables fill their column and never grow past it: fixed column widths, and long
+#: words break (a finding may hold a long list of numbers).
+_TABLE = "style='width:100%;table-layout:fixed;border-collapse:collapse'"
+_CELL = ("style='text-align:left;vertical-align:top;padding:3px 6px;"
+         "overflow-wrap:anywhere'")
+#: Headers wrap between words only.
+_HEAD = "style='text-align:left;vertical-align:bottom;padding:3px 6px'"
+_BAND = "style='text-align:left;padding:6px 6px 3px;background:#f2f2f2'"
 
 
 def _badge(verdict: str) -> str:
+    """The verdict on its colour, on one line where the column is wide enough (it is in the
+    tables here at the book's width), else wrapped inside the badge."""
     return (f"<span style='background:{VERDICT_COLORS[verdict]};color:white;padding:1px 6px;"
-            f"border-radius:3px;white-space:nowrap'>{html.escape(verdict)}</span>")
+            f"border-radius:3px;display:inline-block;font-size:0.85em'>"
+            f"{html.escape(verdict)}</span>")
+
+
+def _verdict(claim: Claim) -> str:
+    """The verdict's badge, with the severity beneath it where the paper is wrong."""
+    severity = f"<br><small>{html.escape(claim.severity)}</small>" if claim.severity else ""
+    return _badge(claim.verdict) + severity
+
+
+def _claim(claim: Claim) -> str:
+    return f"<b>{html.escape(claim.where)}</b><br>{html.escape(claim.statement)}"
+
+
+def fitted_table(head: Sequence[tuple[str, int]], rows: Sequence[Sequence[str]] | str) -> str:
+    """An HTML table that fills its column and never grows past it.
+
+    Parameters
+    ----------
+    head : sequence of (str, int)
+        Each column's header (text) and width in percent of the column.
+    rows : sequence of sequence of str, or str
+        The body: one HTML cell per column in each row, or the ``<tr>`` rows as one string.
+    """
+    body = rows if isinstance(rows, str) else "".join(_row(r) for r in rows)
+    cols = "".join(f"<col style='width:{width}%'>" for _, width in head)
+    cells = "".join(f"<th {_HEAD}>{html.escape(h)}</th>" for h, _ in head)
+    return (f"<table {_TABLE}><colgroup>{cols}</colgroup><thead><tr>{cells}</tr></thead>"
+            f"<tbody>{body}</tbody></table>")
+
+
+def _row(cells: Sequence[str]) -> str:
+    return "<tr>" + "".join(f"<td {_CELL}>{cell}</td>" for cell in cells) + "</tr>"
 
 
 def chapter_link(chapter: str, titles: Mapping[str, str]) -> str:
@@ -32,29 +78,54 @@ def chapter_link(chapter: str, titles: Mapping[str, str]) -> str:
 
 def claims_html(claims: Sequence[Claim] | Mapping[str, Sequence[Claim]],
                 titles: Mapping[str, str] | None = None) -> str:
-    """One row per claim: where, the statement, what we find, and the verdict as a badge.
+    """One row per claim: where and the statement, what we find, and the verdict as a badge
+    (with the severity where the paper is wrong). The table fills the width of the column it
+    stands in and no more.
 
     Parameters
     ----------
     claims : sequence of Claim, or mapping
         The claims; or chapter file name (without extension) to the claims whose evidence
-        that chapter holds, which adds a last column linking each row to its chapter.
+        that chapter holds: the rows then come in one group per chapter, under a band that
+        links to it.
     titles : mapping, optional
         Chapter file name to title, for the links (default: the file names).
     """
     by_chapter = claims if isinstance(claims, Mapping) else {"": claims}
-    head = ["Where", "Claim", "We find", "Verdict"] + (["Evidence"] if "" not in by_chapter
-                                                       else [])
     rows = []
     for chapter, chapter_claims in by_chapter.items():
-        link = [chapter_link(chapter, titles or {})] if chapter else []
-        rows += [[html.escape(c.where), html.escape(c.statement),
-                  f"<small>{html.escape(c.finding)}</small>", _badge(c.verdict), *link]
+        if chapter:
+            rows.append(f"<tr><td colspan='3' {_BAND}>Evidence: "
+                        f"{chapter_link(chapter, titles or {})}</td></tr>")
+        rows += [_row([_claim(c), f"<small>{html.escape(c.finding)}</small>", _verdict(c)])
                  for c in chapter_claims]
-    cells = "".join("<tr>" + "".join(f"<td {_CELL}>{cell}</td>" for cell in row) + "</tr>"
-                    for row in rows)
-    head_cells = "".join(f"<th {_CELL}>{h}</th>" for h in head)
-    return f"<table><thead><tr>{head_cells}</tr></thead><tbody>{cells}</tbody></table>"
+    return fitted_table([("Claim", 33), ("We find", 44), ("Verdict", 23)], "".join(rows))
+
+
+def reading_pairs_html(pairs: Sequence[ReadingPair], default: str, other: str,
+                       missing: str = "not stored") -> str:
+    """Each claim under two readings of the paper side by side (:class:`~fedlib.analysis.
+    claims.ReadingPair`): the claim, then per reading the verdict and the finding, then
+    whether the verdict changes (``yes``, ``no``, or a dash where the other reading was not
+    checked, its cell saying ``missing``).
+
+    Parameters
+    ----------
+    pairs : sequence of ReadingPair
+    default, other : str
+        Headers of the two readings (short: the columns are narrow).
+    missing : str
+        What the other reading's cell says where its claim is None.
+    """
+    def cell(claim: Claim | None) -> str:
+        if claim is None:
+            return f"<small><i>{html.escape(missing)}</i></small>"
+        return f"{_verdict(claim)}<br><small>{html.escape(claim.finding)}</small>"
+
+    changes = {True: "<b>yes</b>", False: "no", None: "&ndash;"}
+    return fitted_table([("Claim", 26), (default, 29), (other, 29), ("Verdict changes?", 16)],
+                        [[_claim(p.default), cell(p.default), cell(p.other), changes[p.changes]]
+                         for p in pairs])
 
 
 def verdict_figure(claims: Mapping[str, Sequence[Claim]], titles: Mapping[str, str]) -> Figure:
@@ -70,7 +141,7 @@ def verdict_figure(claims: Mapping[str, Sequence[Claim]], titles: Mapping[str, s
     for j, verdict in enumerate(VERDICTS):
         ax.barh(y, counts[:, j], left=left, color=VERDICT_COLORS[verdict], label=verdict)
         left += counts[:, j]
-    ax.set_yticks(y, [titles.get(c, c) for c in chapters], fontsize=FONT)
+    ax.set_yticks(y, [textwrap.fill(titles.get(c, c), 26) for c in chapters], fontsize=FONT)
     ax.set_xlabel("claims checked", fontsize=FONT)
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.legend(ncols=len(VERDICTS), loc="lower center", bbox_to_anchor=(0.5, 1.0),

@@ -1,8 +1,9 @@
 """Figures and a table of the Fashion-MNIST cold-start map (:mod:`fedlib.experiments.coldstart`).
 
 :func:`map_figure` shows, per setting, the share of clean winners in every task and the gap
-between clean and noisy winners' contributions in every round; :func:`rows_html` renders
-:func:`~fedlib.experiments.coldstart.cold_start_rows`.
+between clean and noisy winners' contributions in every round; :func:`rows_html` and
+:func:`separation_html` render :func:`~fedlib.experiments.coldstart.cold_start_rows` as two
+tables that fit a page's text column.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from fedlib.experiments.coldstart import (
     SEPARATED,
@@ -20,7 +22,7 @@ from fedlib.experiments.coldstart import (
     separation,
     setting_label,
 )
-from fedlib.table import Markup, html_table
+from fedlib.table import Markup, fixed_point, html_table
 from fedlib.viz.style import FONT, NEUTRAL, OKABE_ITO
 
 
@@ -36,7 +38,7 @@ def map_figure(result: ColdStartResult) -> Figure:
     default black and thick, the grey band the tasks Tables 1-3 leave out). Right: the mean gap
     between the clean and the noisy winners' contributions in every round, over the tasks
     that had both, with the level :data:`~fedlib.experiments.coldstart.SEPARATED` dashed."""
-    fig = Figure(figsize=(12.5, 4.6), layout="constrained")
+    fig = Figure(figsize=(9, 5.4), layout="constrained")
     share_ax, gap_ax = fig.subplots(1, 2)
     eval_from = result.config.base.eval_from
     share_ax.axvspan(0.5, eval_from + 0.5, color="0.92", zorder=0)
@@ -54,25 +56,60 @@ def map_figure(result: ColdStartResult) -> Figure:
                     marker="o", ms=4, **style)
     gap_ax.axhline(SEPARATED, color=NEUTRAL, ls="--", lw=1)
     gap_ax.axhline(0, color=NEUTRAL, lw=0.8)
-    share_ax.set(xlabel="task", ylabel="share of dacc 1.0 among the task's winners",
-                 ylim=(-0.03, 1.03), title="Who wins, task by task")
-    gap_ax.set(xlabel="round of the task",
-               ylabel="contribution: clean minus noisy winners\n(mean over tasks with both)",
-               title="When contributions separate")
+    share_ax.set(ylim=(-0.03, 1.03))
+    share_ax.set_xlabel("task", fontsize=FONT)
+    share_ax.set_ylabel("share of dacc 1.0\namong the task's winners", fontsize=FONT)
+    share_ax.set_title("Who wins, task by task", fontsize=FONT + 1)
+    share_ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    gap_ax.set_xlabel("round of the task", fontsize=FONT)
+    gap_ax.set_ylabel("contribution: clean minus noisy\n(mean over tasks with both)",
+                      fontsize=FONT)
+    gap_ax.set_title("When contributions separate", fontsize=FONT + 1)
+    gap_ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     for ax in (share_ax, gap_ax):
-        ax.title.set_fontsize(FONT + 1)
+        ax.tick_params(labelsize=FONT - 1)
         ax.grid(alpha=0.3)
-    gap_ax.legend(fontsize=FONT - 2, loc="upper left", ncols=2)
+    fig.legend(*share_ax.get_legend_handles_labels(), fontsize=FONT - 1,
+               loc="outside lower center", ncols=4)
     return fig
 
 
+def _setting_cell(value: Any) -> Any:
+    return Markup("<b>default</b>") if value == "default" else value
+
+
 def rows_html(rows: Sequence[Mapping[str, Any]], paper: Mapping[str, float]) -> str:
-    """The rows of :func:`~fedlib.experiments.coldstart.cold_start_rows` as an HTML table, the
+    """What each setting gives in the paper's tables, from the rows of
+    :func:`~fedlib.experiments.coldstart.cold_start_rows`: Table 2's share of clean winners,
+    Table 3's loss and Table 1's contributions of the noisiest and the clean workers, the
     default setting bold, then the paper's Table 2 share and Table 3 loss (``paper``, keys
-    ``"share"`` and ``"loss"``) in a last row."""
-    head = list(rows[0])
-    body = [[Markup("<b>default</b>") if value == "default" else value
-             for value in row.values()] for row in rows]
-    body.append(["the paper (Tables 2-3)", paper["share"], paper["loss"],
-                 *[""] * (len(head) - 3)])
-    return html_table(head, body, align="right")
+    ``"share"`` and ``"loss"``) in a last row. :func:`separation_html` gives the rest of the
+    rows' columns."""
+    digits = {"share dacc 1.0": 3, "loss": 4, "contribution dacc 0.1": 3,
+              "contribution dacc 1.0": 3}
+    body = [[_setting_cell(row["setting"]), *(fixed_point(row[k], d) for k, d in digits.items())]
+            for row in rows]
+    body.append(["the paper", fixed_point(float(paper["share"]), 3),
+                 fixed_point(float(paper["loss"]), 4), "", ""])
+    return html_table(["setting", "share dacc 1.0", "loss", "dacc 0.1", "dacc 1.0"], body,
+                      align="right",
+                      column_groups=[("", 1), ("Table 2", 1), ("Table 3", 1),
+                                     ("Table 1: contribution", 2)])
+
+
+def separation_html(rows: Sequence[Mapping[str, Any]]) -> str:
+    """How each setting's first tasks judge the winners, from the rows of
+    :func:`~fedlib.experiments.coldstart.cold_start_rows`: the mean internal reputation of
+    the clean and of the noisy winners in the first (not evaluated) tasks, and of the tasks
+    that hired both, how many, how many separate, the median round of separation and the
+    median test loss then; the default setting bold."""
+    digits = {"re of clean winners, first tasks": 3, "re of noisy winners, first tasks": 3,
+              "tasks with clean and noisy winners": 0, "of which separate": 0,
+              "median round of separation": 1, "median test loss then": 3}
+    body = [[_setting_cell(row["setting"]), *(fixed_point(row[k], d) for k, d in digits.items())]
+            for row in rows]
+    return html_table(["setting", "clean", "noisy", "all", "separate", "round",
+                       "test loss"], body, align="right",
+                      column_groups=[("", 1), ("re, first tasks", 2),
+                                     ("tasks with clean and noisy", 2),
+                                     ("median at separation", 2)])

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
@@ -25,6 +26,11 @@ MEASURES = {
 }
 #: Colour of the sample weights of Eq. (2).
 WEIGHT_COLOR = OKABE_ITO[3]
+#: The measures that are contributions (max-normalised per round): their panels share a y-axis.
+CONTRIBUTION_MEASURES = ("contribution", "benchmark")
+#: The y-axis label of each measure.
+YLABELS = {"contribution": "contribution", "benchmark": "contribution",
+           "local_acc": "test accuracy"}
 #: Short names of the measures, for crowded axes.
 SHORT = {"contribution": "ours", "benchmark": "benchmark", "local_acc": "local\naccuracy"}
 
@@ -42,8 +48,8 @@ def contribution_table(P: ArrayLike, workers: Sequence[str] | None = None,
     """Eqs. (2)-(3) laid out as a text table a reader can check by hand.
 
     Rows: each worker's ``P_ij``, then the column sums of ``-ln P_ij``, the weights ``w_j``
-    (Eq. (2)) and the uniform weights; the last columns give each worker's contribution with
-    the weights of Eq. (2) (ours) and with equal weights (the benchmark).
+    (Eq. (2)) and the equal weights ``1/|D|``; the last columns give each worker's
+    contribution with the weights of Eq. (2) (ours) and with equal weights (the benchmark).
     """
     p = np.asarray(P, dtype=float)
     k, m = p.shape
@@ -60,7 +66,7 @@ def contribution_table(P: ArrayLike, workers: Sequence[str] | None = None,
         lines.append(f"{wn[i]:<{label}}{row}  |  {ours[i]:.{digits}f}  {equal[i]:.{digits}f}")
     lines.append("-" * len(header))
     for name, values in (("sum_i -ln P_ij", surprise), ("w_j (Eq. 2)", w),
-                         ("equal weights", np.full(m, 1.0 / m))):
+                         ("1/|D|", np.full(m, 1.0 / m))):
         lines.append(f"{name:<{label}}" + "".join(f"{v:>{cell}.{digits}f}" for v in values))
     return "\n".join(lines)
 
@@ -80,12 +86,12 @@ def toy_figure(P: ArrayLike, workers: Sequence[str] | None = None,
     grid = fig.add_gridspec(2, 2, height_ratios=[1, 2.2], width_ratios=[1.4, 1])
     top, heat, right = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[1, 0]), \
         fig.add_subplot(grid[:, 1])
-    top.bar(np.arange(m), w, color=WEIGHT_COLOR, label="w_j, Eq. (2)")
-    top.axhline(1 / m, color="0.3", ls="--", lw=1, label="equal weight 1/m")
+    top.bar(np.arange(m), w, color=WEIGHT_COLOR, label="$w_j$, Eq. (2)")
+    top.axhline(1 / m, color="0.3", ls="--", lw=1, label="equal weight $1/|D|$")
     top.set_xlim(-0.5, m - 0.5)
     top.set_xticks([])
     top.set_ylabel("weight", fontsize=10)
-    top.legend(fontsize=8, loc="upper left")
+    top.legend(fontsize=10, loc="upper left")
     top.set_title("Sample weights and P (probability of the true label)", fontsize=12)
     heat.imshow(p, cmap="Blues", vmin=0, vmax=1, aspect="auto")
     for i in range(k):
@@ -105,7 +111,7 @@ def toy_figure(P: ArrayLike, workers: Sequence[str] | None = None,
     right.set_ylabel("contribution, Eq. (3)", fontsize=11)
     right.set_title("Contributions", fontsize=12)
     right.set_ylim(0, 1.0)
-    right.legend(fontsize=9, loc="upper right")
+    right.legend(fontsize=10, loc="upper right")
     right.grid(alpha=0.3, axis="y")
     return fig
 
@@ -115,8 +121,8 @@ def snapshot_figure(dacc: ArrayLike, P: ArrayLike, val_labels: ArrayLike, weight
                     title: str = "", names: Sequence[str] | None = None) -> Figure:
     """Eqs. (2)-(3) on one round of real local models.
 
-    Top left: the distribution of the sample weights relative to the equal weight 1/m. Top
-    right: mean weight of the validation samples of each label (relative to 1/m). Bottom:
+    Top left: the distribution of the sample weights relative to the equal weight 1/|D|. Top
+    right: mean weight of the validation samples of each label (relative to 1/|D|). Bottom:
     each worker's contribution with and without the weights, and its local model's accuracy.
     Workers are labelled with ``names`` (default: index and data accuracy).
     """
@@ -130,17 +136,17 @@ def snapshot_figure(dacc: ArrayLike, P: ArrayLike, val_labels: ArrayLike, weight
     hist.hist(w * m, bins=50, color=WEIGHT_COLOR)
     hist.axvline(1.0, color="0.3", ls="--", lw=1, label="equal weight")
     hist.set_yscale("log")
-    hist.set_xlabel("w_j x m (1 = equal weight)", fontsize=11)
+    hist.set_xlabel(r"$w_j \times |D|$ (1 = equal weight)", fontsize=11)
     hist.set_ylabel("validation samples", fontsize=11)
     hist.set_title(f"Sample weights of {m} validation samples", fontsize=12)
-    hist.legend(fontsize=9)
+    hist.legend(fontsize=10, loc="best")
     classes = np.arange(int(labels.max()) + 1)
     mean_w = np.array([w[labels == c].mean() * m if np.any(labels == c) else 0 for c in classes])
     per_label.bar(classes, mean_w, color=WEIGHT_COLOR)
     per_label.axhline(1.0, color="0.3", ls="--", lw=1)
     per_label.set_xticks(classes)
     per_label.set_xlabel("true label of the validation sample", fontsize=11)
-    per_label.set_ylabel("mean w_j x m", fontsize=11)
+    per_label.set_ylabel(r"mean $w_j \times |D|$", fontsize=11)
     per_label.set_title("Which labels are hard for these models", fontsize=12)
     x = np.arange(p.shape[0])
     width = 0.38
@@ -148,14 +154,14 @@ def snapshot_figure(dacc: ArrayLike, P: ArrayLike, val_labels: ArrayLike, weight
                 label=MEASURES["contribution"][0])
     contrib.bar(x + width / 2, equal, width, color=MEASURES["benchmark"][1],
                 label=MEASURES["benchmark"][0])
-    contrib.set_xticks(x, names, fontsize=9)
+    contrib.set_xticks(x, names, fontsize=10)
     contrib.set_xlabel("worker", fontsize=11)
     contrib.set_ylabel("contribution, Eq. (3)", fontsize=11)
     contrib.set_title("Contributions (before max-normalisation)", fontsize=12)
-    contrib.set_ylim(0, 1.3 * max(np.max(weighted), np.max(equal)))
-    contrib.legend(fontsize=9, ncols=2, loc="upper center")
+    contrib.set_ylim(0, 1.5 * max(np.max(weighted), np.max(equal)))
+    contrib.legend(fontsize=10, loc="upper right")
     acc.bar(x, local_acc, color=MEASURES["local_acc"][1])
-    acc.set_xticks(x, names, fontsize=9)
+    acc.set_xticks(x, names, fontsize=10)
     acc.set_xlabel("worker", fontsize=11)
     acc.set_ylabel("test accuracy", fontsize=11)
     acc.set_title("Local model accuracy", fontsize=12)
@@ -183,10 +189,11 @@ def case_figure(records: Iterable[Mapping[str, Any]], case: int,
     """Figure 2 (``case=1``) or Figure 3 (``case=2``) with the spread over seeds.
 
     One panel per measure (mean over seeds with a +-1 standard deviation band, each seed as a
-    faint dot; each panel has its own y scale), and a last panel with the statistic the chapter
-    checks: Case 1, Spearman's correlation between the measure and the data accuracy; Case 2,
-    how far worker 0 stands out (margin over the others' mean in units of their standard
-    deviation). Dots are seeds, bars their mean.
+    faint dot); the two contribution measures (ours and the benchmark, both max-normalised per
+    round) share their y-axis, local model accuracy, another quantity, has its own. A last
+    panel gives the statistic the chapter checks: Case 1, Spearman's correlation between the
+    measure and the data accuracy; Case 2, how far worker 0 stands out (margin over the others'
+    mean in units of their standard deviation). Dots are seeds, bars their mean.
     """
     records = list(records)
     n_panels = len(metrics) + 1
@@ -198,6 +205,7 @@ def case_figure(records: Iterable[Mapping[str, Any]], case: int,
     axes = list(grid[:n_panels])
     labels = _worker_labels(records, case)
     x = np.arange(len(labels))
+    shared: Axes | None = None
     for ax, metric in zip(axes, metrics, strict=False):
         name, color = MEASURES.get(metric, (metric, "0.3"))
         values = per_seed(records, case, metric)
@@ -208,20 +216,24 @@ def case_figure(records: Iterable[Mapping[str, Any]], case: int,
         ax.plot(x, mean, "o-", color=color, lw=2, ms=5)
         if case == 2:
             ax.plot([0], [mean[0]], "o", ms=12, mfc="none", mec="black", mew=1.5)
-        ax.set_xticks(x, labels, fontsize=9)
+        if metric in CONTRIBUTION_MEASURES:
+            if shared is None:
+                shared = ax
+            else:
+                ax.sharey(shared)
+        ax.set_xticks(x, labels, fontsize=10)
         xlabel = "worker's data accuracy" if case == 1 else "worker (-k: lacks label k)"
         ax.set_xlabel(xlabel, fontsize=10)
+        ax.set_ylabel(YLABELS.get(metric, "value") + " (mean +- std)", fontsize=10)
         ax.set_title(name, fontsize=11)
         ax.grid(alpha=0.3)
-    for ax in axes[:-1:2]:
-        ax.set_ylabel("value (mean +- std over seeds)", fontsize=10)
     stat = axes[-1]
     for i, metric in enumerate(metrics):
         name, color = MEASURES.get(metric, (metric, "0.3"))
         v = case1_trend(records, metric).rho if case == 1 else case2_stand_out(records, metric)
         stat.bar(i, v.mean(), color=color, alpha=0.6)
         stat.plot(np.full(v.size, i), v, "k.", ms=6)
-    stat.set_xticks(np.arange(len(metrics)), [SHORT.get(m, m) for m in metrics], fontsize=9)
+    stat.set_xticks(np.arange(len(metrics)), [SHORT.get(m, m) for m in metrics], fontsize=10)
     stat.axhline(0, color="0.3", lw=1)
     if case == 1:
         stat.set_title("Rank correlation with data accuracy", fontsize=11)

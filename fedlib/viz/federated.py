@@ -36,6 +36,12 @@ from fedlib.storage.stored import Provenance
 from fedlib.table import Markup, fixed_point, html_table
 from fedlib.viz.style import DATASET_COLORS, FONT, NEUTRAL, group_color, mechanism_style
 
+#: Sizes of these figures' text, for a figure about 9 inches wide shown at the width of the
+#: text column: tick labels, axis labels and titles.
+_TICK, _LABEL, _TITLE = FONT, FONT + 1, FONT + 2
+#: Width of one dataset's column of panels, in inches.
+_PANEL = 4.5
+
 
 def _label(dataset: str) -> str:
     return DATASET_LABELS.get(dataset, dataset)
@@ -94,6 +100,49 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
+def grouped_html(rows: Sequence[Mapping[str, Any]],
+                 columns: Sequence[tuple[str, str, str]]) -> str:
+    """A table of several mappings (one row each) under two header rows.
+
+    ``columns`` lists (group, label, key): the cell of each row is ``row[key]``, the header
+    ``label``, and consecutive columns of the same ``group`` share one cell above their
+    labels (an empty group: no title). Short labels under a group keep a wide table in its
+    column."""
+    groups: list[tuple[str, int]] = []
+    for group, _, _ in columns:
+        if groups and groups[-1][0] == group:
+            groups[-1] = (group, groups[-1][1] + 1)
+        else:
+            groups.append((group, 1))
+    body = [[_plain(row[key]) for _, _, key in columns] for row in rows]
+    return html_table([label for _, label, _ in columns], body, align="left",
+                      column_groups=groups)
+
+
+def spread_html(rows: Sequence[Mapping[str, Any]]) -> str:
+    """:func:`~fedlib.storage.comparison.machine_spread` rows: Table 2's share and Table 3's
+    loss on the first and the second machine, and how far they moved."""
+    return grouped_html(rows, [
+        ("", "dataset", "dataset"), ("", "mechanism", "mechanism"),
+        *((f"{name} (Table {number})", label, key)
+          for name, number, prefix in (("share", 2, "share"), ("loss", 3, "loss"))
+          for label, key in (("first", f"{prefix}, first"), ("second", f"{prefix}, second"),
+                             ("moved", f"{prefix} moved"))),
+        ("", "runs part at", "the runs part at")])
+
+
+def carried_html(rows: Sequence[Mapping[str, Any]]) -> str:
+    """:func:`~fedlib.experiments.federated.fresh_vs_carried` rows: Table 2's share and
+    Table 3's loss with a fresh model per task, with the model carried over, and the paper's."""
+    return grouped_html(rows, [
+        ("", "run", "run"),
+        *((group, label, f"{prefix}, {suffix}")
+          for group, prefix in (("share of dacc 1.0 (Table 2)", "share dacc 1.0"),
+                                ("loss (Table 3)", "loss"))
+          for label, suffix in (("fresh model", "fresh model"), ("carried", "carried"),
+                                ("paper", "paper")))])
+
+
 def sweep_table_html(sweep: BudgetSweepResult) -> str:
     """One row per budget of :meth:`~fedlib.experiments.budget_sweep.BudgetSweepResult.summary`.
     """
@@ -137,19 +186,20 @@ def _items(texts: Sequence[str]) -> str:
 def _shared_legend(fig: Figure, ax: Axes) -> None:
     """One legend below the panels, from ``ax``'s labelled lines."""
     handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=FONT)
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 3),
+               fontsize=_TICK)
 
 
 def trajectories_figure(runs: Mapping[str, MultiTaskResult], title: str | None = None) -> Figure:
     """Reputation (top) and payment (bottom) of each data-accuracy group, task by task, one
-    column per dataset.
+    column per dataset (the panels of a row share their y-axis).
 
     The reputation panel shows the group's mean ``Re`` after each task (line) and its range
     over the group's workers (band); the payment panel the mean payment of the group's winners
     in each task (markers; no marker when the group did not win). Shaded: tasks not evaluated.
     """
-    fig = Figure(figsize=(5.2 * len(runs), 8.2), layout="constrained")
-    axes = fig.subplots(2, len(runs), squeeze=False, sharex="col")
+    fig = Figure(figsize=(_PANEL * len(runs), 8.6), layout="constrained")
+    axes = fig.subplots(2, len(runs), squeeze=False, sharex="col", sharey="row")
     for col, (dataset, run) in enumerate(runs.items()):
         tasks = np.arange(len(run.records))
         top, bottom = axes[0, col], axes[1, col]
@@ -161,23 +211,23 @@ def trajectories_figure(runs: Mapping[str, MultiTaskResult], title: str | None =
         for ax in (top, bottom):
             _mark_evaluation(ax, run.config.eval_from)
             ax.grid(alpha=0.3)
-            ax.tick_params(labelsize=FONT - 1)
+            ax.tick_params(labelsize=_TICK)
         top.set_title(f"{_label(dataset)}: {MECHANISMS[run.config.mechanism].label}, "
-                      f"B = {run.config.budget:g}", fontsize=FONT + 1)
-        top.set_ylabel("accumulated reputation $Re$\n(line: group mean, band: range)",
-                       fontsize=FONT)
-        bottom.set_ylabel("mean payment of the group's winners", fontsize=FONT)
-        bottom.set_xlabel("task (shaded: not evaluated)", fontsize=FONT)
+                      f"B = {run.config.budget:g}", fontsize=_LABEL)
+        bottom.set_xlabel("task (shaded: not evaluated)", fontsize=_LABEL)
         top.set_ylim(-0.03, 1.03)
+    axes[0, 0].set_ylabel("accumulated reputation $Re$\n(line: group mean, band: range)",
+                          fontsize=_LABEL)
+    axes[1, 0].set_ylabel("mean payment of\nthe group's winners", fontsize=_LABEL)
     _shared_legend(fig, axes[0, 0])
     if title:
-        fig.suptitle(title, fontsize=FONT + 2)
+        fig.suptitle(title, fontsize=_TITLE)
     return fig
 
 
 def _loss_accuracy_grid(datasets: list[str]) -> tuple[Figure, np.ndarray]:
     """A figure with test loss (top row) over test accuracy (bottom row), a column per dataset."""
-    fig = Figure(figsize=(5.2 * len(datasets), 7.6), layout="constrained")
+    fig = Figure(figsize=(_PANEL * len(datasets), 7.8), layout="constrained")
     return fig, fig.subplots(2, len(datasets), squeeze=False, sharex="col")
 
 
@@ -185,40 +235,65 @@ def _finish_loss_accuracy_grid(fig: Figure, axes: np.ndarray, datasets: list[str
                                ylabels: tuple[str, str], title: str | None) -> Figure:
     """Titles, labels, grids, the shared legend and the title of a :func:`_loss_accuracy_grid`."""
     for col, dataset in enumerate(datasets):
-        axes[0, col].set_title(_label(dataset), fontsize=FONT + 1)
-        axes[1, col].set_xlabel(xlabel, fontsize=FONT)
+        axes[0, col].set_title(_label(dataset), fontsize=_TITLE)
+        axes[1, col].set_xlabel(xlabel, fontsize=_LABEL)
         for row in range(2):
             axes[row, col].grid(alpha=0.3)
-            axes[row, col].tick_params(labelsize=FONT - 1)
-    axes[0, 0].set_ylabel(ylabels[0], fontsize=FONT)
-    axes[1, 0].set_ylabel(ylabels[1], fontsize=FONT)
+            axes[row, col].tick_params(labelsize=_TICK)
+    axes[0, 0].set_ylabel(ylabels[0], fontsize=_LABEL)
+    axes[1, 0].set_ylabel(ylabels[1], fontsize=_LABEL)
     _shared_legend(fig, axes[0, 0])
     if title:
-        fig.suptitle(title, fontsize=FONT + 2)
+        fig.suptitle(title, fontsize=_TITLE)
     return fig
+
+
+#: How ours and RRAFL are drawn when a figure has both: as fedlib implements RRAFL the two
+#: runs are the same run, so ours is a thick pale line underneath and RRAFL a thin dashed
+#: line with hollow markers on top, and both stay visible where they coincide.
+_OVERLAY = {"ours": {"lw": 6.0, "ms": 7, "alpha": 0.3, "zorder": 3},
+            "rrafl": {"lw": 1.6, "ms": 4, "mfc": "white", "dashes": (4, 2), "zorder": 4}}
+
+
+def _line_style(mechanism: str, width: float, markersize: float,
+                overlay: bool) -> dict[str, Any]:
+    """Keyword arguments of ``Axes.plot`` for ``mechanism``'s line; with ``overlay`` (ours and
+    RRAFL in the same figure) ours and RRAFL as in :data:`_OVERLAY`."""
+    color, marker, style, _ = mechanism_style(mechanism)
+    return {"color": color, "ls": style, "lw": width, "marker": marker, "ms": markersize,
+            "label": MECHANISMS[mechanism].label,
+            **(_OVERLAY.get(mechanism, {}) if overlay else {})}
+
+
+def _overlay(runs: Mapping[tuple[str, str], MultiTaskResult]) -> bool:
+    """Whether ``runs`` hold both ours and RRAFL (drawn over one another, :data:`_OVERLAY`)."""
+    return set(_OVERLAY) <= {mechanism for _, mechanism in runs}
 
 
 def global_model_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
                         title: str | None = None) -> Figure:
     """Test loss (top) and accuracy (bottom) of each task's final global model, one line per
-    mechanism, one column per dataset. Shaded: tasks not evaluated."""
+    mechanism, one column per dataset. Shaded: tasks not evaluated. Ours is drawn thick
+    under RRAFL's thin dashed line, which coincides with it under our reading of RRAFL."""
     datasets = list(dict.fromkeys(d for d, _ in runs))
     fig, axes = _loss_accuracy_grid(datasets)
+    overlay = _overlay(runs)
     for (dataset, mechanism), run in runs.items():
         col = datasets.index(dataset)
-        color, marker, style, width = mechanism_style(mechanism)
+        width = min(mechanism_style(mechanism)[3], 2)
         series = final_model(run)
         tasks = np.arange(len(run.records))
         for row, key in enumerate(("loss", "acc")):
-            axes[row, col].plot(tasks, series[key], color=color, ls=style, lw=min(width, 2),
-                                marker=marker, ms=3, label=MECHANISMS[mechanism].label)
+            axes[row, col].plot(tasks, series[key],
+                                **_line_style(mechanism, width, 3, overlay))
     for col, dataset in enumerate(datasets):
         run = next(r for (d, _), r in runs.items() if d == dataset)
         for row in range(2):
             _mark_evaluation(axes[row, col], run.config.eval_from)
     return _finish_loss_accuracy_grid(
         fig, axes, datasets, "task (shaded: not evaluated)",
-        ("test loss of the final global model", "test accuracy of the final global model"), title)
+        ("test loss of the\nfinal global model", "test accuracy of the\nfinal global model"),
+        title)
 
 
 def round_curves_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
@@ -227,9 +302,10 @@ def round_curves_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
     median over the evaluated tasks (line) and quartiles (band), one line per mechanism."""
     datasets = list(dict.fromkeys(d for d, _ in runs))
     fig, axes = _loss_accuracy_grid(datasets)
+    overlay = _overlay(runs)
     for (dataset, mechanism), run in runs.items():
         col = datasets.index(dataset)
-        color, marker, style, _ = mechanism_style(mechanism)
+        color = mechanism_style(mechanism)[0]
         for row, field in enumerate(("test_loss", "test_acc")):
             curves = round_curves(run, field)
             if not curves.size:
@@ -238,12 +314,11 @@ def round_curves_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
             axes[row, col].xaxis.set_major_locator(MaxNLocator(integer=True))
             low, mid, high = np.percentile(curves, [25, 50, 75], axis=0)
             ax = axes[row, col]
-            ax.plot(rounds, mid, color=color, ls=style, marker=marker, ms=4, lw=1.8,
-                    label=MECHANISMS[mechanism].label)
+            ax.plot(rounds, mid, **_line_style(mechanism, 1.8, 4, overlay))
             ax.fill_between(rounds, low, high, color=color, alpha=0.15, lw=0)
     return _finish_loss_accuracy_grid(
         fig, axes, datasets, "global round within a task",
-        ("test loss\n(median over evaluated tasks, band: quartiles)", "test accuracy"), title)
+        ("test loss (median over\nevaluated tasks, band: quartiles)", "test accuracy"), title)
 
 
 def selection_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
@@ -259,7 +334,7 @@ def selection_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
     counts = np.array([c for _, c in first.config.groups])
     cmap = ListedColormap(["white", *(group_color(d) for d in groups)])
     code = np.array([groups.index(float(d)) + 1 for d in daccs])
-    fig = Figure(figsize=(5.2 * len(datasets), (0.06 * daccs.size + 0.75) * len(mechanisms)
+    fig = Figure(figsize=(_PANEL * len(datasets), (0.06 * daccs.size + 0.8) * len(mechanisms)
                           + 0.9), layout="constrained")
     axes = fig.subplots(len(mechanisms), len(datasets), squeeze=False, sharex="col")
     for (dataset, mechanism), run in runs.items():
@@ -271,16 +346,16 @@ def selection_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
             ax.axhline(b - 0.5, color="0.3", lw=0.8)
         ax.axvline(run.config.eval_from - 0.5, color="black", ls="--", lw=1)
         centres = np.cumsum(counts) - counts / 2 - 0.5
-        ax.set_yticks(centres, [f"dacc {d:.1f}" for d in groups], fontsize=FONT - 3)
-        ax.set_title(f"{_label(dataset)}, {MECHANISMS[mechanism].label}: "
-                     f"{chosen.sum(axis=0).mean():.1f} winners/task", fontsize=FONT - 1,
+        ax.set_yticks(centres, [f"dacc {d:.1f}" for d in groups], fontsize=_TICK - 1)
+        ax.set_title(f"{_label(dataset)}, {MECHANISMS[mechanism].label}:\n"
+                     f"{chosen.sum(axis=0).mean():.1f} winners/task", fontsize=_TICK,
                      loc="left")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.tick_params(labelsize=FONT - 3)
+        ax.tick_params(labelsize=_TICK - 1)
     for col in range(len(datasets)):
-        axes[-1, col].set_xlabel("task (dashed: evaluation starts)", fontsize=FONT - 1)
+        axes[-1, col].set_xlabel("task (dashed: evaluation starts)", fontsize=_LABEL)
     if title:
-        fig.suptitle(title, fontsize=FONT + 1)
+        fig.suptitle(title, fontsize=_TITLE)
     return fig
 
 
@@ -294,7 +369,7 @@ def budget_sweep_figure(sweep: BudgetSweepResult, paper_share: float, paper_paym
     rows = sweep.summary()
     budgets = [r["budget"] for r in rows]
     base = sweep.config.base
-    fig = Figure(figsize=(10, 7), layout="constrained")
+    fig = Figure(figsize=(9, 7.4), layout="constrained")
     axes = fig.subplots(2, 2, sharex=True).ravel()
     panels = (("winners", "winners per task\n(evaluated tasks)", None),
               ("share", "share of dacc 1.0 among winners\n(evaluated tasks, Table 2)",
@@ -308,16 +383,16 @@ def budget_sweep_figure(sweep: BudgetSweepResult, paper_share: float, paper_paym
                 label="ours (our runs)")
         if paper is not None:
             ax.axhline(paper, color="black", ls="--", lw=1.2, label="the paper's value")
-        ax.set_ylabel(ylabel, fontsize=FONT)
+        ax.set_ylabel(ylabel, fontsize=_LABEL)
         ax.grid(alpha=0.3)
-        ax.tick_params(labelsize=FONT - 1)
+        ax.tick_params(labelsize=_TICK)
     for ax in axes[2:]:
-        ax.set_xlabel("budget B per task", fontsize=FONT)
+        ax.set_xlabel("budget B per task", fontsize=_LABEL)
     axes[1].set_ylim(-0.03, 1.05)
-    axes[1].legend(fontsize=FONT - 1)
+    axes[1].legend(fontsize=_TICK)
     fig.suptitle(f"{_label(base.dataset)}, {MECHANISMS[base.mechanism].label}: "
-                 f"{base.n_tasks} tasks per budget, statistics from task {base.eval_from}",
-                 fontsize=FONT + 1)
+                 f"{base.n_tasks} tasks per budget,\nstatistics from task {base.eval_from}",
+                 fontsize=_TITLE)
     return fig
 
 
@@ -327,7 +402,7 @@ def steady_state_figure(states: Mapping[str, SteadyState], windows: Mapping[str,
     payment (left) and the probability that only dacc 1.0 workers win (right, log scale):
     dotted, one task (= all evaluated tasks when the bids are drawn once); solid, all evaluated
     tasks with bids redrawn every task. Values below ``floor`` sit on the bottom edge."""
-    fig = Figure(figsize=(10, 8.4), layout="constrained")
+    fig = Figure(figsize=(9, 10.5), layout="constrained")
     left, right = fig.subplots(2, 1, sharex=True)
     for dataset, state in states.items():
         color = DATASET_COLORS.get(dataset, NEUTRAL)
@@ -349,15 +424,16 @@ def steady_state_figure(states: Mapping[str, SteadyState], windows: Mapping[str,
     n_eval = next(iter(states.values())).n_evaluated
     right.axhline(plausible, color="black", lw=1, ls="--", label=f"probability {plausible:g}")
     right.set_ylim(floor / 3, 2)
-    left.set_ylabel("mean payment of a dacc 1.0 winner", fontsize=FONT)
+    left.set_ylabel("mean payment of\na dacc 1.0 winner", fontsize=_LABEL)
     right.set_ylabel(f"P(only dacc 1.0 workers win)\n(bottom edge: below {floor:g})",
-                     fontsize=FONT)
-    left.set_title("Table 1: the payment grows with the budget", fontsize=FONT + 1)
-    right.set_title(f"Table 2: a share of 1.000 over {n_eval} tasks", fontsize=FONT + 1)
+                     fontsize=_LABEL)
+    left.set_title("Table 1: the payment grows with the budget", fontsize=_TITLE)
+    right.set_title(f"Table 2: a share of 1.000 over {n_eval} tasks", fontsize=_TITLE)
     right.set_xlabel("budget B per task (dash-dot: the B giving Table 1's payment)",
-                     fontsize=FONT)
+                     fontsize=_LABEL)
     for ax in (left, right):
         ax.grid(alpha=0.3)
-        ax.tick_params(labelsize=FONT - 1)
-        ax.legend(fontsize=FONT - 2, loc="center left", bbox_to_anchor=(1.01, 0.5))
+        ax.tick_params(labelsize=_TICK)
+        ax.legend(fontsize=_TICK - 1, loc="upper center", bbox_to_anchor=(0.5, -0.12),
+                  ncol=2, frameon=False)
     return fig

@@ -40,7 +40,7 @@ def message_flow_figure(record: Record, n_workers: int, budget: float) -> Figure
                   "in all)"),
         ("left", "utility: payment - cost"),
     ]
-    fig = Figure(figsize=(10, 0.55 * len(steps) + 1.2), layout="constrained")
+    fig = Figure(figsize=(8.5, 0.6 * len(steps) + 1.2), layout="constrained")
     ax = fig.subplots()
     left, right, top = 0.12, 0.88, len(steps) + 0.3
     for x, name in ((left, "publisher\n(ServerApp + MechanismStrategy)"),
@@ -54,12 +54,12 @@ def message_flow_figure(record: Record, n_workers: int, budget: float) -> Figure
             color = OKABE_ITO[0] if kind == "right" else OKABE_ITO[1]
             ax.annotate("", (end, y), (start, y),
                         arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.6})
-            ax.text(0.5, y + 0.08, text, ha="center", va="bottom", fontsize=FONT - 2,
+            ax.text(0.5, y + 0.08, text, ha="center", va="bottom", fontsize=FONT - 1,
                     color=color)
         else:
             ax.text(left + 0.02 if kind == "note" else 0.5, y, text,
                     ha="left" if kind == "note" else "center", va="center",
-                    fontsize=FONT - 2, style="italic" if kind == "dots" else "normal",
+                    fontsize=FONT - 1, style="italic" if kind == "dots" else "normal",
                     bbox=None if kind == "dots" else {"boxstyle": "round", "fc": "#f2f2f2",
                                                       "ec": NEUTRAL})
     ax.set(xlim=(0, 1), ylim=(0, top + 0.9))
@@ -102,7 +102,7 @@ def agreement_html(rows: Sequence[Mapping[str, Any]]) -> str:
 def loss_figure(batched: Sequence[Record], flower: Sequence[Record]) -> Figure:
     """The global model's test loss in every round of every task, batched engine (thick) and
     Flower (dots), and their absolute difference on a log scale."""
-    fig = Figure(figsize=(11, 3.8), layout="constrained")
+    fig = Figure(figsize=(9, 3.8), layout="constrained")
     loss_ax, diff_ax = fig.subplots(1, 2)
     for ours, theirs in zip(batched, flower, strict=True):
         a, b = (np.asarray(r["rounds"]["test_loss"], dtype=float) for r in (ours, theirs))
@@ -113,7 +113,10 @@ def loss_figure(batched: Sequence[Record], flower: Sequence[Record]) -> Figure:
                      label="Flower federation" if ours["task"] == 0 else None)
         if a.size == b.size:
             diff_ax.semilogy(x, np.maximum(np.abs(a - b), 1e-12), "o-", color=NEUTRAL, ms=3)
-    loss_ax.set(xlabel="task (rounds within it)", ylabel="test loss of the global model")
-    loss_ax.legend(frameon=False)
-    diff_ax.set(xlabel="task (rounds within it)", ylabel="|Flower - batched| (1e-12: equal)")
+    loss_ax.set_ylabel("test loss of the global model", fontsize=FONT)
+    loss_ax.legend(frameon=False, fontsize=FONT - 1)
+    diff_ax.set_ylabel("|Flower - batched|\n(1e-12: equal)", fontsize=FONT)
+    for ax in (loss_ax, diff_ax):
+        ax.set_xlabel("task (rounds within it)", fontsize=FONT)
+        ax.tick_params(labelsize=FONT - 1)
     return fig

@@ -71,7 +71,7 @@ def plot_sweep(ax: Axes, result: SweepResult, per: Per | None = None,
 
 def _legend(fig: Figure, ax: Axes, ncol: int = 4) -> None:
     handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=11.5,
+    fig.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=12,
                frameon=False)
 
 
@@ -105,18 +105,18 @@ def readings_figure(budget_result: SweepResult, worker_result: SweepResult,
                     mechanisms: Sequence[str] | None = None) -> Figure:
     """Both sweeps (columns) in both readings of the metric (rows): per unit paid and per unit
     of budget."""
-    fig = Figure(figsize=(10.5, 9), layout="constrained")
+    fig = Figure(figsize=(9, 8.6), layout="constrained")
     axes = fig.subplots(2, 2, sharex="col")
     for row, reading in enumerate(("payment", "budget")):
         for col, result in enumerate((budget_result, worker_result)):
             ax = axes[row, col]
-            plot_sweep(ax, result, reading, mechanisms=mechanisms)
-            ax.set_title(f"per {reading}: {_setting(result)}", fontsize=12)
+            plot_sweep(ax, result, reading, mechanisms=mechanisms, fontsize=13)
+            ax.set_title(f"per {reading}: {_setting(result)}", fontsize=13)
             if col == 0:
-                ax.set_ylabel(READINGS[reading], fontsize=12)
+                ax.set_ylabel(READINGS[reading], fontsize=13)
             if row == 0:
                 ax.set_xlabel("")
-    fig.suptitle("The two readings of the paper's metric (line: median, band: quartiles)",
+    fig.suptitle("The two readings of the paper's metric\n(line: median, band: quartiles)",
                  fontsize=14)
     _legend(fig, axes[0, 0])
     return fig
@@ -126,18 +126,18 @@ def spending_figure(result: SweepResult, mechanisms: Sequence[str] | None = None
     """What lies behind the metric: how many workers are selected, how much of the budget is
     paid, how much ``re`` the selected set holds per unit of true cost, and the markup (total
     payment over the winners' true costs). Per unit paid, metric = re per cost / markup."""
-    fig = Figure(figsize=(10.5, 9), layout="constrained")
+    fig = Figure(figsize=(9, 8.6), layout="constrained")
     axes = fig.subplots(2, 2, sharex=True)
     panels = (("winners", "winners $|S|$", "Workers selected"),
               ("budget_used", "total payment / $B$", "Share of the budget paid out"),
               ("re_per_cost", r"$\Sigma_{i \in S}\, re_i \;/\; \Sigma_{i \in S}\, c_i$",
-               "Quality of the selected set: re per unit of true cost"),
+               "Set quality: re per unit of true cost"),
               ("markup", r"$\Sigma_i\, p_i \;/\; \Sigma_{i \in S}\, c_i$",
-               "Markup: payment per unit of true cost"))
+               "Markup: payment per unit of cost"))
     for ax, (quantity, ylabel, title) in zip(axes.flat, panels, strict=True):
-        plot_sweep(ax, result, quantity=quantity, mechanisms=mechanisms)
-        ax.set_ylabel(ylabel, fontsize=12)
-        ax.set_title(title, fontsize=12)
+        plot_sweep(ax, result, quantity=quantity, mechanisms=mechanisms, fontsize=13)
+        ax.set_ylabel(ylabel, fontsize=13)
+        ax.set_title(title, fontsize=13)
     for ax in axes[0]:
         ax.set_xlabel("")
     fig.suptitle(f"Selection and spending ({_setting(result)};\nline: median, band: quartiles)",

@@ -14,30 +14,35 @@ from fedlib.paper.readings import Reading
 from fedlib.storage.comparison import Comparison
 from fedlib.storage.stored import Provenance
 from fedlib.storage.tolerance import FOREIGN_TOLERANCE
-from fedlib.table import Markup, html_table
-from fedlib.viz.claims import chapter_link
+from fedlib.viz.claims import chapter_link, fitted_table
 from fedlib.viz.style import FONT
 
 
 def readings_html(readings: Sequence[Reading], titles: Mapping[str, str]) -> str:
-    """One row per reading: the open point, the paper's text, our default, the alternative,
-    the fedlib parameter and the chapter that measures the difference."""
-    body = [[r.topic, r.paper, r.default, r.alternative,
-             Markup(f"<code>{html.escape(r.parameter)}</code>"),
-             Markup(chapter_link(r.chapter, titles))] for r in readings]
-    return html_table(["Open point", "The paper", "Our default", "Alternative", "Parameter",
-                       "Measured in"], body, align="left")
+    """One row per reading, in three columns that fit the text column: the open point with
+    the paper's text beneath it; our default with the alternative beneath it; the fedlib
+    parameter and the chapter that measures the difference."""
+    def row(r: Reading) -> list[str]:
+        return [f"<b>{html.escape(r.topic)}</b><br><small>{html.escape(r.paper)}</small>",
+                f"{html.escape(r.default)}<br><small><i>alternative:</i> "
+                f"{html.escape(r.alternative)}</small>",
+                f"<small><code>{html.escape(r.parameter)}</code></small><br>"
+                f"{chapter_link(r.chapter, titles)}"]
+
+    return fitted_table([("Open point and the paper's text", 32),
+                         ("Our default and the alternative", 40),
+                         ("Parameter; measured in", 28)], [row(r) for r in readings])
 
 
 def compute_figure(provenances: Sequence[Provenance]) -> Figure:
-    """Compute time of every stored result (minutes), one bar each, labelled by machine."""
+    """Compute time of every stored result (minutes), one bar each, labelled by its name."""
     names = [p.name for p in provenances]
     minutes = np.array([p.wall_time_s / 60 for p in provenances])
     fig = Figure(figsize=(8.5, 0.32 * len(names) + 1.4), layout="constrained")
     ax = fig.add_subplot()
     y = np.arange(len(names))[::-1]
     ax.barh(y, minutes, color="#4c72b0")
-    ax.set_yticks(y, names, fontsize=FONT - 2)
+    ax.set_yticks(y, names, fontsize=FONT - 1)
     ax.set_xlabel("compute time of the stored run (minutes)", fontsize=FONT)
     ax.set_title(f"Stored results: {minutes.sum():.0f} minutes of compute in all",
                  fontsize=FONT + 1)

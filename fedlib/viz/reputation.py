@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from fedlib.analysis.reputation_paths import Recovery, ReputationPath, symmetric_changes
@@ -56,9 +57,9 @@ def trust_figure(rounds: int = 10, thetas: Sequence[float] = (0.2, THETA, 0.5)) 
     left.plot(x, gompertz_curve(x), color=OKABE_ITO[0], lw=2)
     left.axhline(float(gompertz_curve(1.0)), color="0.4", ls=":", lw=1)
     left.annotate(f"max {float(gompertz_curve(1.0)):.5f} at x = 1", (1, gompertz_curve(1.0)),
-                  xytext=(-0.15, 0.8), fontsize=9, arrowprops={"arrowstyle": "->"})
+                  xytext=(-0.15, 0.8), fontsize=10, arrowprops={"arrowstyle": "->"})
     left.plot([0], [np.exp(-1)], "o", color=OKABE_ITO[1])
-    left.annotate("x = 0: trust = 1/e", (0, np.exp(-1)), xytext=(0.15, 0.25), fontsize=9,
+    left.annotate("x = 0: trust = 1/e", (0, np.exp(-1)), xytext=(0.15, 0.25), fontsize=10,
                   arrowprops={"arrowstyle": "->"})
     _style(left, "Gompertz curve: trust = exp(-exp(-5.5 x))", "input x (Eq. 4)", "trust")
     fails = np.arange(rounds + 1)
@@ -68,7 +69,7 @@ def trust_figure(rounds: int = 10, thetas: Sequence[float] = (0.2, THETA, 0.5)) 
         right.plot(fails, t, "o-", color=OKABE_ITO[i % len(OKABE_ITO)], lw=2.5 if bold else 1.2,
                    ms=5, label=f"theta = {theta:g}" + (" (paper)" if bold else ""))
     right.set_xticks(fails)
-    right.legend(fontsize=9)
+    right.legend(fontsize=10)
     _style(right, f"Trust after {rounds} checks", "failed checks (of the task's rounds)", "trust")
     return fig
 
@@ -85,7 +86,7 @@ def internal_reputation_figure(rounds: int = 10, fails: Sequence[int] = (0, 1, 2
                 label=f"{nf} of {rounds} checks failed (trust {trust:.3f})")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.legend(fontsize=9, loc="upper left")
+    ax.legend(fontsize=10, loc="upper left")
     _style(ax, "Internal reputation re = contrib x trust", "task contribution", "re (Eq. 5)")
     return fig
 
@@ -115,7 +116,7 @@ def g_figure(beta1s: Sequence[float] = (0.25, BETA1, 1.0), beta2: float = BETA2,
                 label=f"beta1 = {beta1:g}" + (" (paper)" if bold else ""))
     ax.axhline(beta2, color="0.4", ls=":", lw=1, label=f"beta2 = {beta2:g} (asymptote)")
     ax.set_ylim(0, 1.05)
-    ax.legend(fontsize=9)
+    ax.legend(fontsize=10)
     _style(ax, "g(n): a longer streak weighs the past less", "streak length n (n+ or n-)",
            "g(n)")
     return fig
@@ -137,7 +138,7 @@ def alpha_figure(streaks: Sequence[int] = (0, 1, 2, 5, 10)) -> Figure:
         ax.plot(re, a, lw=2, color=OKABE_ITO[i % len(OKABE_ITO)], ls="--" if n == 0 else "-",
                 label="n = 0 (f = 1, alpha = h)" if n == 0 else f"streak of n = {n}")
     ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=9, title="n+ or n-", title_fontsize=9)
+    ax.legend(fontsize=10, title="n+ or n-", title_fontsize=10)
     _style(ax, "alpha: weight of the newest internal reputation", "internal reputation re",
            "alpha (Eq. 12)")
     return fig
@@ -160,29 +161,51 @@ def update_figure(Re_prev: float = 0.5, streaks: Sequence[int] = (0, 5)) -> Figu
     ax.plot(re, 0.5 * (re - prev), ":", color="0.4", label="alpha = 1/2 for comparison")
     ax.axvline(Re_prev, color="0.6", lw=1)
     ax.axhline(0, color="0.6", lw=1)
-    ax.legend(fontsize=9, loc="upper left")
+    ax.legend(fontsize=10, loc="upper left")
     _style(ax, f"Change of Re in one task, from Re = {Re_prev:g}", "internal reputation re",
            "Re(new) - Re(old)")
     return fig
 
 
+#: Line style, line width and marker of each scripted worker in :func:`trajectories_figure`:
+#: paths that coincide (always good, turns bad once) stay apart by style, not colour alone.
+TRAJECTORY_STYLES = {
+    "always good": ("-", 4.0, "o"),
+    "turns bad once": ("--", 2.0, "s"),
+    "alternating": ("-", 1.3, "^"),
+    "free-rider": ("-.", 2.0, "D"),
+}
+
+
 def trajectories_figure(paths: Mapping[str, ReputationPath]) -> Figure:
-    """Re (lines) and re (markers) over tasks for named workers, and alpha below."""
-    fig = Figure(figsize=(9.5, 6.2), layout="constrained")
+    """Re (lines) and re (markers) over tasks for named workers, and alpha below.
+
+    Each worker has its own colour, line style and marker (:data:`TRAJECTORY_STYLES`; others
+    get a solid line and dots); a later worker is drawn above an earlier one, so a dashed line
+    shows where it coincides with a solid one. The legend sits below the panels, clear of the
+    data.
+    """
+    fig = Figure(figsize=(9.5, 6.8), layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2, 1])
+    handles = []
     for i, (name, path) in enumerate(paths.items()):
         color = OKABE_ITO[i % len(OKABE_ITO)]
+        ls, lw, marker = TRAJECTORY_STYLES.get(name, ("-", 1.5, "."))
         tasks = np.arange(len(path) + 1)
-        top.plot(tasks, path.Re, lw=2, color=color, label=f"{name}: Re")
-        top.plot(tasks[1:], path.re, "o", ms=4, alpha=0.45, color=color)
-        bottom.plot(tasks[1:], path.alpha, ".-", lw=1.2, color=color, label=name)
+        top.plot(tasks, path.Re, ls=ls, lw=lw, color=color, zorder=2 + i)
+        top.plot(tasks[1:], path.re, marker, ls="none", ms=5, alpha=0.5, color=color,
+                 zorder=2 + i)
+        bottom.plot(tasks[1:], path.alpha, ls=ls, lw=min(lw, 2.0), marker=marker, ms=4,
+                    color=color, zorder=2 + i)
+        handles.append(Line2D([], [], ls=ls, lw=lw, marker=marker, ms=6, color=color,
+                              label=name))
     top.set_ylim(-0.02, 1.02)
-    top.legend(fontsize=9, ncols=2, loc="lower left")
-    _style(top, "Accumulated reputation Re (lines) and internal reputation re (dots)", "",
+    _style(top, "Accumulated reputation Re (lines) and internal reputation re (markers)", "",
            "reputation")
     bottom.set_ylim(0, 1.02)
     _style(bottom, "alpha of each update", "task", "alpha")
     bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=10)
     return fig
 
 
@@ -211,7 +234,7 @@ def asymmetry_figure(recovery: Recovery, Re_prev: float = 0.5,
         left.text(bad + 0.5, 0.12, f"{recovery.tasks_to_recover} good tasks to recover",
                   color=OKABE_ITO[2], fontsize=10)
     left.set_ylim(-0.02, 1.02)
-    left.legend(fontsize=9, loc="lower right")
+    left.legend(fontsize=10, loc="center right")
     _style(left, "One bad task in a run of good ones", "task", "reputation")
     d = np.linspace(0.005, min(Re_prev, 1 - Re_prev), 100)
     loss = symmetric_changes(Re_prev, d)[1]
@@ -220,7 +243,7 @@ def asymmetry_figure(recovery: Recovery, Re_prev: float = 0.5,
         gain = symmetric_changes(Re_prev, d, n_plus=streak)[0]
         right.plot(d, gain, lw=1.5, ls="--", color=OKABE_ITO[(i + 2) % len(OKABE_ITO)],
                    label=f"gain, re = Re + d, n+ = {streak} before")
-    right.legend(fontsize=9)
+    right.legend(fontsize=10)
     _style(right, f"Equal deviations from Re = {Re_prev:g}", "deviation d", "|change of Re|")
     return fig
 
@@ -241,22 +264,23 @@ def quality_figure(example: QualityExample, delta: float = -0.005) -> Figure:
     colors = [OKABE_ITO[2] if ok else OKABE_ITO[1] for ok in example.passed]
     axes[0].bar(x, example.delta_l, color=colors)
     axes[0].axhline(delta, color="0.3", ls="--", lw=1, label=f"threshold delta = {delta:g}")
-    axes[0].legend(fontsize=9)
+    axes[0].legend(fontsize=10)
     _style(axes[0], "Leave-one-out check (green: pass)", "worker (data accuracy)",
            "delta_l = l(-i) - l")
     width = 0.4
     axes[1].bar(x - width / 2, example.contrib, width, color=OKABE_ITO[0], label="contribution")
     axes[1].bar(x + width / 2, example.quality, width, color=OKABE_ITO[4], label="quality score")
     axes[1].set_ylim(0, 1.3)
-    axes[1].legend(fontsize=9, ncols=2, loc="upper center")
+    axes[1].legend(fontsize=10, ncols=2, loc="upper center")
     _style(axes[1], "Round contribution and quality score", "worker (data accuracy)", "score")
     axes[2].bar(x - width / 2, example.omega, width, color=OKABE_ITO[0], label="corrected")
     axes[2].bar(x + width / 2, example.omega_printed, width, color=OKABE_ITO[6], alpha=0.6,
                 label="as printed (quality cancels)")
-    axes[2].legend(fontsize=9)
+    axes[2].set_ylim(0, 1.35 * max(np.max(example.omega), np.max(example.omega_printed)))
+    axes[2].legend(fontsize=10, ncols=2, loc="upper center")
     _style(axes[2], "Aggregation weight omega", "worker (data accuracy)", "omega")
     for ax in axes:
-        ax.set_xticks(x, names, fontsize=9)
+        ax.set_xticks(x, names, fontsize=10)
     return fig
 
 
@@ -297,7 +321,7 @@ def path_figure(path: ReputationPath, title: str = "") -> Figure:
     top.plot(tasks, path.Re, "o-", lw=2, ms=4, color=OKABE_ITO[0], label="Re (accumulated)")
     top.plot(tasks[1:], path.re, "s", ms=6, color=OKABE_ITO[1], alpha=0.7, label="re (this task)")
     top.set_ylim(-0.02, 1.02)
-    top.legend(fontsize=9, loc="lower left")
+    top.legend(fontsize=10, loc="lower left")
     _style(top, title or "Reputation over tasks", "", "reputation")
     middle.bar(tasks[1:], path.alpha, color=OKABE_ITO[2])
     middle.set_ylim(0, 1)
@@ -305,7 +329,7 @@ def path_figure(path: ReputationPath, title: str = "") -> Figure:
     width = 0.4
     bottom.bar(tasks[1:] - width / 2, path.n_plus, width, color=OKABE_ITO[0], label="n+ (good)")
     bottom.bar(tasks[1:] + width / 2, path.n_minus, width, color=OKABE_ITO[1], label="n- (bad)")
-    bottom.legend(fontsize=9, loc="upper left")
+    bottom.legend(fontsize=10, loc="upper left")
     _style(bottom, "Streak counters after each task (Eqs. 7-8)", "task", "count")
     bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
     bottom.yaxis.set_major_locator(MaxNLocator(integer=True))

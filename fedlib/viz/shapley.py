@@ -12,9 +12,11 @@ from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from fedlib.experiments.shapley_truth import MEASURES, agreement, correlations, game_values
 from fedlib.viz.contribution import case_worker_names
+from fedlib.viz.style import FONT
 
 #: Display name and colour of every measure.
 STYLE = {
@@ -53,6 +55,8 @@ def worker_figure(records: Sequence[Record], case: int, round_index: int | None 
     panel puts one measure (y) against the Shapley value (x), one dot per worker and seed,
     labelled with the worker; its title gives the mean Spearman correlation over seeds. A
     measure that ranks workers like Shapley lines its dots up monotonically (scales differ).
+    Two panels a row, sized to be read at about 700 pixels wide (the width of a chapter's
+    text, and of a pre-drawn tab at 72 dpi).
 
     Parameters
     ----------
@@ -67,9 +71,9 @@ def worker_figure(records: Sequence[Record], case: int, round_index: int | None 
     what = "task (mean over rounds)" if round_index is None else f"round {round_index + 1}"
     names = case_worker_names(case, chosen[0]["dacc"])
     n_panels = len(measures) + 1
-    n_rows = (n_panels + 2) // 3
-    fig = Figure(figsize=(12, 3.6 * n_rows + 0.5), layout="constrained")
-    grid = fig.subplots(n_rows, 3, squeeze=False).ravel()
+    n_rows = (n_panels + 1) // 2
+    fig = Figure(figsize=(9.5, 3.1 * n_rows + 0.5), layout="constrained")
+    grid = fig.subplots(n_rows, 2, squeeze=False).ravel()
     for spare in grid[n_panels:]:
         spare.remove()
     shapley = np.array([v["shapley"] for v in values])
@@ -77,26 +81,32 @@ def worker_figure(records: Sequence[Record], case: int, round_index: int | None 
     x = np.arange(len(names))
     first.bar(x, shapley.mean(0), color="0.6")
     for row in shapley:
-        first.plot(x, row, "k.", ms=5)
+        first.plot(x, row, "k.", ms=6)
     first.axhline(0, color="0.3", lw=1)
-    first.set_xticks(x, names, fontsize=8)
-    first.set_xlabel("worker's data accuracy" if case == 1 else "worker (-k: lacks label k)")
-    first.set_ylabel(f"Shapley value ({chosen[0]['utility']})")
-    first.set_title("Exact Shapley value", fontsize=11)
+    first.set_xticks(x, names, fontsize=FONT - 2)
+    first.set_xlabel("worker's data accuracy" if case == 1 else "worker, label it lacks",
+                     fontsize=FONT)
+    first.set_ylabel(f"Shapley value\n({chosen[0]['utility']})", fontsize=FONT)
+    first.set_title("Exact Shapley value", fontsize=FONT)
+    first.grid(alpha=0.3, axis="y")
     for ax, m in zip(grid[1:], measures, strict=False):
         name, color = STYLE[m]
         measure = np.array([v[m] for v in values])
-        ax.scatter(shapley.ravel(), measure.ravel(), color=color, s=22, alpha=0.8)
+        ax.scatter(shapley.ravel(), measure.ravel(), color=color, s=28, alpha=0.8)
         for i, label in enumerate(names):
-            ax.annotate(label.split("\n")[0], (shapley[0, i], measure[0, i]), fontsize=7,
-                        xytext=(3, 2), textcoords="offset points")
+            ax.annotate(label.split("\n")[0], (shapley[0, i], measure[0, i]),
+                        fontsize=FONT - 2, xytext=(3, 2), textcoords="offset points")
         rho = np.nanmean(agreement(values)[m])
-        ax.set_title(f"{name}\nSpearman with Shapley: {rho:.2f}", fontsize=10)
-        ax.set_xlabel("exact Shapley value")
-        ax.set_ylabel(SHORT[m])
+        ax.set_title(f"{name}\nSpearman with Shapley: {rho:.2f}", fontsize=FONT)
+        ax.set_xlabel("exact Shapley value", fontsize=FONT)
+        ax.set_ylabel(SHORT[m], fontsize=FONT)
         ax.grid(alpha=0.3)
-    first.grid(alpha=0.3, axis="y")
-    fig.suptitle(f"{CASE_TITLE[case]}: {what}, {len(chosen)} seed(s)", fontsize=13)
+    for ax in grid[1:n_panels]:
+        ax.xaxis.set_major_locator(MaxNLocator(4))
+    for ax in grid[:n_panels]:
+        ax.tick_params(labelsize=FONT - 2)
+        ax.yaxis.set_major_locator(MaxNLocator(5))
+    fig.suptitle(f"{CASE_TITLE[case]}: {what}, {len(chosen)} seed(s)", fontsize=FONT + 1)
     return fig
 
 
@@ -108,7 +118,7 @@ def correlation_figure(records: Sequence[Record], method: str = "spearman",
     on its own (one per seed and round), showing the spread.
     """
     groups = _by_case(records)
-    fig = Figure(figsize=(5.2 * len(groups), 4.2), layout="constrained")
+    fig = Figure(figsize=(4 * len(groups), 4.6), layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, len(groups), sharey=True))
     for ax, (case, chosen) in zip(axes, groups, strict=True):
         task = correlations(chosen, method, "task")
@@ -119,18 +129,19 @@ def correlation_figure(records: Sequence[Record], method: str = "spearman",
                    medianprops={"color": "0.3"})
         for i, m in enumerate(measures):
             jitter = np.linspace(-0.15, 0.15, per_round[m].size)
-            ax.plot(i + jitter, per_round[m], ".", color="0.6", ms=4)
+            ax.plot(i + jitter, per_round[m], ".", color="0.6", ms=4,
+                    label="one round's game (box: their spread)" if i == 0 else None)
             ax.plot(np.full(task[m].size, i), task[m], "o", color=STYLE[m][1], ms=9,
                     mec="black", label="task, one per seed" if i == 0 else None)
         ax.set_xticks(positions, [SHORT[m] for m in measures])
         ax.axhline(0, color="0.3", lw=1)
         ax.set_ylim(-1.05, 1.05)
-        ax.set_title(CASE_TITLE[case], fontsize=11)
+        ax.set_title(CASE_TITLE[case], fontsize=FONT - 1)
         ax.grid(alpha=0.3, axis="y")
-    axes[0].set_ylabel(f"{method.capitalize()} correlation with exact Shapley")
-    axes[0].legend(loc="lower left", fontsize=9)
-    fig.suptitle("How well each measure ranks workers like the Shapley value "
-                 "(box and grey dots: single rounds)", fontsize=12)
+        ax.tick_params(labelsize=FONT - 2)
+    axes[0].set_ylabel(f"{method.capitalize()} correlation\nwith exact Shapley", fontsize=FONT - 1)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2,
+               fontsize=FONT - 2)
     return fig
 
 
@@ -163,11 +174,12 @@ def mc_error_figure(records: Sequence[Record], budget: int | None = None) -> Fig
                 "(the MC measure)")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("distinct coalitions evaluated")
-    ax.set_ylabel("largest |estimate - exact| over workers")
-    ax.set_title("Monte-Carlo Shapley: error against cost", fontsize=12)
+    ax.set_xlabel("distinct coalitions evaluated", fontsize=FONT - 1)
+    ax.set_ylabel("largest |estimate - exact|\nover workers", fontsize=FONT - 1)
+    ax.set_title("Monte-Carlo Shapley: error against cost", fontsize=FONT)
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=9)
+    ax.tick_params(labelsize=FONT - 2)
+    ax.legend(fontsize=FONT - 2)
     return fig
 
 
@@ -179,7 +191,7 @@ def cost_figure(records: Sequence[Record], method: str = "spearman",
     nudged apart); y: the mean task-level rank correlation with the exact Shapley values over
     seeds (bars: min to max over seeds). The exact computation itself sits at (2**k, 1).
     """
-    fig = Figure(figsize=(8, 4.5), layout="constrained")
+    fig = Figure(figsize=(8, 5.2), layout="constrained")
     ax = fig.subplots()
     for case, chosen in _by_case(records):
         marker = CASE_MARKER[case]
@@ -199,9 +211,11 @@ def cost_figure(records: Sequence[Record], method: str = "spearman",
     ax.set_xscale("log")
     ax.set_ylim(-1.05, 1.05)
     ax.axhline(1, color="0.2", ls=":")
-    ax.set_xlabel("models evaluated per round (exact Shapley: 2^k)")
-    ax.set_ylabel(f"{method.capitalize()} correlation with Shapley")
-    ax.set_title("Agreement with the exact Shapley value against cost", fontsize=12)
+    ax.set_xlabel("models evaluated per round (exact Shapley: 2^k)", fontsize=FONT - 1)
+    ax.set_ylabel(f"{method.capitalize()} correlation\nwith Shapley", fontsize=FONT - 1)
+    ax.set_title("Agreement with the exact Shapley value against cost", fontsize=FONT)
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.tick_params(labelsize=FONT - 2)
+    fig.legend(*ax.get_legend_handles_labels(), fontsize=FONT - 2, loc="outside lower center",
+               ncols=3)
     return fig

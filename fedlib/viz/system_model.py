@@ -5,38 +5,58 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-#: The steps of one federated task, in order: (who acts, what happens, paper reference).
+#: The steps of one federated task, in order: (who acts, what happens, paper reference). The
+#: text is Markdown with TeX math, for :func:`task_steps_markdown`.
 TASK_STEPS: tuple[tuple[str, str, str], ...] = (
     ("publisher", "announces a task with budget $B$", "Sec. 3.1"),
-    ("workers", "submit sealed bids $b_i$ (true cost $c_i$ is private)", "Sec. 3.1"),
-    ("publisher", "selects $S$ by cost density $b_i/Re_i$; fixes $\\rho^*$, $p_i^{up}$", "Alg. 1"),
-    ("workers", "train local models each global round", "Sec. 4"),
-    ("publisher", "quality check, contributions, aggregation", "Eqs. 2-3"),
-    ("publisher", "internal reputation $re_i$ = contribution x trust", "Eqs. 4-5"),
-    ("publisher", "pays $p_i = \\min(p_i^{up}, p_i')$ and updates $Re_i$", "Eqs. 13, 16"),
+    ("workers", "submit sealed bids $b_i$; the true cost $c_i$ stays private", "Sec. 3.1"),
+    ("publisher", "selects the winners $S$ by cost density $b_i / Re_i$ and fixes $\\rho^*$ "
+     "and each $p_i^{up}$", "Alg. 1"),
+    ("workers", "each global round $t$, train a local model $M_i$ from the global model "
+     "$M^{t-1}$", "Sec. 4"),
+    ("publisher", "checks each $M_i$, measures its contribution and aggregates the models "
+     "into $M^t$", "Eqs. (2)-(3)"),
+    ("publisher", "computes each winner's internal reputation $re_i = contrib_i \\cdot trust_i$",
+     "Eqs. (4)-(5)"),
+    ("publisher", "pays $p_i = \\min(p_i^{up}, p_i')$ and updates $Re_i$", "Eqs. (13), (16)"),
 )
 
+#: The messages of the figure: (step of :data:`TASK_STEPS`, to the workers?, label).
+MESSAGES: tuple[tuple[int, bool, str], ...] = (
+    (1, True, "task, budget $B$"),
+    (2, False, "sealed bids $b_i$"),
+    (3, True, "winners $S$"),
+    (4, True, "global model $M^{t-1}$, each round"),
+    (4, False, "local models $M_i$, each round"),
+    (7, True, "payments $p_i$"),
+)
 
-def _box(ax, x: float, y: float, w: float, h: float, text: str, color: str) -> None:
-    ax.add_patch(
-        FancyBboxPatch(
-            (x, y), w, h, boxstyle="round,pad=0.02", facecolor=color, edgecolor="0.2", lw=1.2
-        )
-    )
-    ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=10, wrap=True)
+#: Colours of the two actors.
+ACTOR_COLORS = {"publisher": "#cfe2f3", "workers": "#fce5cd"}
 
 
-def _arrow(ax, start: tuple[float, float], end: tuple[float, float], label: str, dy: float):
-    ax.add_patch(
-        FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=14, lw=1.3, color="0.25")
-    )
-    mid = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2 + dy)
-    ax.text(*mid, label, ha="center", va="center", fontsize=8.5,
-            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0})
+def task_steps_markdown() -> str:
+    """:data:`TASK_STEPS` as a Markdown table (step, who, what happens, where in the paper)."""
+    lines = ["| Step | Who | What happens | Paper |", "|---|---|---|---|"]
+    lines += [f"| {number} | {actor} | {what} | {where} |"
+              for number, (actor, what, where) in enumerate(TASK_STEPS, start=1)]
+    return "\n".join(lines)
+
+
+def _box(ax, x: float, y: float, w: float, h: float, text: str, color: str,
+         fontsize: float = 11) -> None:
+    ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.01", facecolor=color,
+                                edgecolor="0.2", lw=1.2))
+    ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fontsize,
+            linespacing=1.4)
 
 
 def system_model_figure(n_workers: int = 4) -> Figure:
-    """Draw the publisher, the workers and the numbered steps of one task.
+    """Draw the publisher, the workers and the messages of one task, numbered as the steps of
+    :data:`TASK_STEPS`.
+
+    Every message is a horizontal arrow with its label above it (no label crosses an arrow);
+    steps 3, 5 and 6 happen at the publisher and are named in its box.
 
     Parameters
     ----------
@@ -45,42 +65,39 @@ def system_model_figure(n_workers: int = 4) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        Left: the actors and the messages between them. Right: one task's timeline, the steps
-        of :data:`TASK_STEPS` with the paper's equation or section for each.
     """
     if not 2 <= n_workers <= 8:
         raise ValueError(f"n_workers must be between 2 and 8, got {n_workers}")
-    fig = Figure(figsize=(12, 5.2), layout="constrained")
-    left, right = fig.subplots(1, 2, width_ratios=[1.05, 1])
-    for ax in (left, right):
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1)
-        ax.axis("off")
+    fig = Figure(figsize=(8, 4.6), layout="constrained")
+    ax = fig.subplots()
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.axis("off")
 
-    _box(left, 0.03, 0.38, 0.27, 0.24,
-         "Task publisher\nbudget $B$\nvalidation + test set", "#cfe2f3")
-    height = 0.8 / n_workers
+    _box(ax, 0.01, 0.10, 0.27, 0.80,
+         "budget $B$\nvalidation set $D$\ntest set\nreputations $Re_i$\n\n"
+         "steps 3, 5, 6:\nselect, check,\nmeasure, rate", ACTOR_COLORS["publisher"])
+    ax.text(0.145, 0.84, "Task publisher", ha="center", va="center", fontsize=12,
+            fontweight="bold")
+    left, right = 0.72, 0.99
+    ax.add_patch(FancyBboxPatch((left, 0.03), right - left, 0.94, boxstyle="round,pad=0.01",
+                                facecolor="none", edgecolor="0.5", lw=1, ls="--"))
+    height = 0.86 / n_workers
     for w in range(n_workers):
-        y = 0.92 - (w + 1) * height
-        _box(left, 0.70, y + 0.015, 0.28, height - 0.03,
-             f"Worker {w + 1}\nprivate $c_{{{w + 1}}}$, public $Re_{{{w + 1}}}$", "#fce5cd")
-    top, bottom = (0.70, 0.74), (0.70, 0.30)
-    _arrow(left, (0.30, 0.60), top, "1. task, budget", 0.03)
-    _arrow(left, top, (0.30, 0.56), "2. sealed bids $b_i$", -0.03)
-    _arrow(left, (0.30, 0.47), (0.70, 0.50), "3. winners $S$, global model", 0.03)
-    _arrow(left, (0.70, 0.42), (0.30, 0.43), "4. local models (each round)", -0.03)
-    _arrow(left, (0.30, 0.38), bottom, "5. payments $p_i$", -0.03)
-    left.set_title("Actors and messages", fontsize=12)
+        y = 0.91 - (w + 1) * height
+        _box(ax, left + 0.02, y + 0.012, right - left - 0.04, height - 0.024,
+             f"Worker {w + 1}\ncost $c_{{{w + 1}}}$ (private)", ACTOR_COLORS["workers"],
+             fontsize=10.5)
+    ax.text((left + right) / 2, 0.935, "Workers", ha="center", va="center", fontsize=12,
+            fontweight="bold")
 
-    right.set_title("One task, step by step", fontsize=12)
-    colors = {"publisher": "#cfe2f3", "workers": "#fce5cd"}
-    step_h = 0.92 / len(TASK_STEPS)
-    for s, (actor, what, ref) in enumerate(TASK_STEPS):
-        y = 0.96 - (s + 1) * step_h
-        _box(right, 0.02, y + 0.01, 0.74, step_h - 0.025, f"{s + 1}. {actor}: {what}",
-             colors[actor])
-        right.text(0.79, y + step_h / 2, ref, va="center", fontsize=9, color="0.3")
-    right.annotate("", xy=(0.95, 0.06), xytext=(0.95, 0.94),
-                   arrowprops={"arrowstyle": "-|>", "color": "0.4"})
-    right.text(0.975, 0.5, "time", rotation=270, va="center", fontsize=9, color="0.4")
+    start, end = 0.295, 0.705
+    top, step = 0.80, 0.13
+    for k, (number, to_workers, label) in enumerate(MESSAGES):
+        y = top - k * step
+        a, b = (start, end) if to_workers else (end, start)
+        ax.add_patch(FancyArrowPatch((a, y), (b, y), arrowstyle="-|>", mutation_scale=16,
+                                     lw=1.5, color="0.25"))
+        ax.text((start + end) / 2, y + 0.025, f"{number}. {label}", ha="center", va="bottom",
+                fontsize=11)
     return fig

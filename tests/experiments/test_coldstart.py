@@ -142,3 +142,13 @@ def test_rows_html_puts_the_paper_last():
                           {"share": 1.0, "loss": 0.8924})
     assert html.index("<b>default</b>") < html.index("budget 30") < html.index("the paper")
     assert "0.8924" in html
+
+
+def test_separation_html_gives_every_setting_its_row():
+    from fedlib.viz import coldstart as cviz
+
+    rows = coldstart.cold_start_rows(_tiny_result())
+    html = cviz.separation_html(rows)
+    assert html.index("<b>default</b>") < html.index("budget 30")
+    assert html.count("<tr>") == len(rows) + 2  # the column groups, the header, the rows
+    assert "re, first tasks" in html and "median at separation" in html

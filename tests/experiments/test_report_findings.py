@@ -4,15 +4,17 @@ answers."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from fedlib.analysis.claims import share_verdict
+from fedlib.analysis.claims import pair_readings, share_verdict
 from fedlib.analysis.selection_timing import ScalingResult
 from fedlib.analysis.sweep_results import PAPER_CLAIMS, medians_above
 from fedlib.experiments import report
 from fedlib.experiments.auction_sweeps import budget_sweep, worker_sweep
+from fedlib.experiments.budget_sweep import BudgetWindow
 from fedlib.experiments.contribution import ContributionConfig, ContributionResult
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig, MultiTaskResult
-from fedlib.paper.numbers import TABLE2
+from fedlib.paper.numbers import TABLE1, TABLE1_DACCS, TABLE2
 
 
 def test_theorems():
@@ -26,6 +28,10 @@ def test_theorems():
     assert "-0.667 bidding its cost and 0.000 bidding 6" in found["Theorem 4"].finding
     assert found["Proof of Theorem 4, Case 3"].verdict == "the paper is wrong"
     assert "k = 1 at cost 8, k' = 2 at bid 2" in found["Proof of Theorem 4, Case 3"].finding
+    # how badly: the theorem is false, the proof has a false step
+    assert found["Theorem 4"].severity == "false theorem"
+    assert found["Proof of Theorem 4, Case 3"].severity == "proof error"
+    assert all(found[t].severity is None for t in ("Theorem 1", "Theorem 2", "Theorem 3"))
 
 
 def _timings(growth):
@@ -51,8 +57,20 @@ def test_the_printed_aggregation_weight_ignores_the_quality_score():
     # contributions (2, 1, 1): as printed omega is their share (0.5, 0.25, 0.25) whatever
     # the leave-one-out changes; the corrected reading weights them in.
     claim = report.aggregation_claim([2.0, 1.0, 1.0], [0.03, 0.0, 0.01])
-    assert claim.verdict == "the paper is wrong"
+    assert claim.verdict == "the paper is wrong" and claim.severity == "typo"
     assert "as printed omega = [0.5, 0.25, 0.25]" in claim.finding
+
+
+def test_eq9_as_printed_is_a_typo():
+    # re = 0.8, 0.3 from Re = 0.5: h = 0.2763, 0.5389 (Eq. (10)); the updates
+    # 0.5 + h (re - 0.5) give 0.5829 and 0.3922, which differ by 0.1907; ending with
+    # Re_i^tau = 0.5829 instead of 0.5 adds (0.5389 - 0.2763)(0.5829 - 0.5) = 0.0218
+    claim = report.eq9_claim(0.5, 0.8, 0.3)
+    assert claim.verdict == "the paper is wrong" and claim.severity == "typo"
+    assert "differ by 0.1907; Eq. (9) as printed gives 0.2125, ending with Re^(tau-1) " \
+           "0.1907" in claim.finding
+    # with equal internal reputations the two sides agree whatever the ending: no refutation
+    assert report.eq9_claim(0.5, 0.4, 0.4).verdict == "reproduced"
 
 
 #: Local accuracies of Case 1 (dacc 1.0, 0.7, 0.4, 0.1): nearly flat, but ranking data
@@ -127,15 +145,20 @@ def test_auction_claims_from_small_sweeps():
         assert claim.finding.endswith("(see the chapter)") != bool(above.all())
 
 
-def test_table_claims_gather_statements_and_every_row():
-    """Every run the same hand-made run (two evaluated tasks hiring workers 0 and 4): the
-    report holds the statements and every row of Tables 2-3, one claim per dataset."""
-    config = MultiTaskConfig(n_tasks=2, eval_from=0, groups=((1.0, 2), (0.7, 1), (0.4, 1),
-                                                             (0.1, 1)))
+def _multitask_run(dataset="mnist"):
+    """Two evaluated tasks hiring workers 0 and 4 (dacc 1.0 and 0.1) of five."""
+    config = MultiTaskConfig(dataset=dataset, n_tasks=2, eval_from=0,
+                             groups=((1.0, 2), (0.7, 1), (0.4, 1), (0.1, 1)))
     record = {"winners": [0, 4], "payments": [2.0, 1.0], "contribution": [0.9, 0.2],
               "re": [0.8, 0.1], "Re": [0.8, 0.7, 0.5, 0.5, 0.1],
               "rounds": {"test_loss": [1.0, 0.5]}}
-    run = MultiTaskResult(config, ({**record, "task": 0}, {**record, "task": 1}), 0.0)
+    return MultiTaskResult(config, ({**record, "task": 0}, {**record, "task": 1}), 0.0)
+
+
+def test_table_claims_gather_statements_and_every_row():
+    """Every run the same hand-made run (two evaluated tasks hiring workers 0 and 4): the
+    report holds the statements and every row of Tables 2-3, one claim per dataset."""
+    run = _multitask_run()
     runs = {(d, m): run for d in ("mnist", "fashion") for m in TABLE_MECHANISMS}
     found = report.table_claims(runs)
     assert [c.where for c in found].count("Table 2, MNIST") == 2 + len(TABLE_MECHANISMS)
@@ -143,3 +166,53 @@ def test_table_claims_gather_statements_and_every_row():
     assert not any(c.verdict == "partly" for c in found)
     share = next(c for c in found if c.statement.startswith("Our mechanism: share"))
     assert share.finding.startswith(f"we find 0.5000, paper {TABLE2['ours']['mnist']:.4f}")
+
+
+def _window(payment_budget, share_budget):
+    return BudgetWindow(payment_budget, share_budget, 0.5, 0.5 ** 45, 0.5, 0.05)
+
+
+def test_tables12_verdict_per_reading_and_dataset():
+    apart = {"mnist": _window(68.0, 25.0), "fashion": _window(90.0, float("nan"))}
+    claim = report.tables12_claim(apart, {"mnist": _window(65.0, 120.0)})
+    assert claim.where == "Tables 1-2" and claim.verdict == "partly"
+    assert claim.finding == (
+        "Table 1 read as accumulated Re: MNIST: payment needs B = 68, share B <= 25; "
+        "Fashion-MNIST: payment needs B = 90, share no budget. Read as the winners' re "
+        "(losers at our final Re): MNIST: payment needs B = 65, share B <= 120")
+    assert report.tables12_claim(apart, {}).verdict == "not reproduced"
+    together = {"mnist": _window(30.0, 40.0)}
+    assert report.tables12_claim(together, together).verdict == "reproduced"
+
+
+def test_tables12_windows_from_the_paper_reputations():
+    # Fashion-MNIST's Table 1: the payment's budget lies in the grid, and no budget of it
+    # keeps 45 tasks in a row clean
+    windows = report.tables12_windows({"fashion": TABLE1["fashion"]["reputation"]},
+                                      np.arange(40.0, 121.0, 20.0), trials=200,
+                                      n_evaluated=45, plausible=0.05, seed=0)
+    assert np.isfinite(windows["fashion"].payment_budget)
+    assert not windows["fashion"].compatible
+
+
+def test_losers_reputations_keep_the_paper_value_of_the_clean_workers():
+    Re = report.losers_reputations(_multitask_run())
+    assert list(Re) == list(TABLE1_DACCS)
+    assert Re[1.0] == TABLE1["mnist"]["reputation"][1.0]
+    assert (Re[0.7], Re[0.4], Re[0.1]) == pytest.approx((0.5, 0.5, 0.1))
+
+
+def test_other_reading_claims_pair_with_the_default_ones():
+    """The carried runs of two mechanisms decide ours' own claims and their rows of Tables
+    2-3; the comparisons of mechanisms and the other rows stay unpaired."""
+    run = _multitask_run("fashion")
+    runs = {("fashion", m): run for m in TABLE_MECHANISMS}
+    default = [c for c in report.table_claims(runs) if c.where.endswith("Fashion-MNIST")]
+    other = report.other_reading_claims({("fashion", m): run
+                                         for m in ("ours", "reputation_greedy")})
+    assert len(other) == 4 + 2 * 2
+    pairs = pair_readings(default, other)
+    assert sum(p.other is not None for p in pairs) == len(other)
+    assert not any(p.changes for p in pairs if p.other is not None)  # the same run
+    unpaired = {p.default.statement for p in pairs if p.other is None}
+    assert "ours gives the smallest average loss of the global model" in unpaired

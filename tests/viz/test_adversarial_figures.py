@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from matplotlib.figure import Figure
 
+from fedlib.experiments.adversarial import group_summary
 from fedlib.fl.attacks import Attack
 from fedlib.viz import adversarial as viz
 from fedlib.viz.adversarial_widgets import AttackExplorer
@@ -20,7 +21,11 @@ def fast(adversarial_fast):
 
 def test_figures_and_summary(fast):
     runs = fast.by_mechanism
-    assert "free-rider" in viz.summary_html(runs)
+    html = viz.summary_html(runs)
+    assert "free-rider" in html
+    # long, not wide: one row per group and mechanism, the group's cell spanning its rows
+    groups = group_summary(next(iter(runs.values())))
+    assert html.count(f'rowspan="{len(runs)}"') == len(groups)
     for fig in (viz.selection_figure(runs), viz.payments_figure(runs),
                 viz.pass_rate_figure(runs), viz.accuracy_figure(runs, runs)):
         assert isinstance(fig, Figure) and fig.axes

@@ -32,6 +32,12 @@ def _legend_texts(ax) -> list[str]:
     return [t.get_text() for t in ax.get_legend().get_texts()]
 
 
+def _figure_legend(fig) -> list[str]:
+    """The texts of the one legend below the panels."""
+    assert len(fig.legends) == 1
+    return [t.get_text() for t in fig.legends[0].get_texts()]
+
+
 # --------------------------------------------------------------------------------------------
 # Figures
 # --------------------------------------------------------------------------------------------
@@ -67,9 +73,10 @@ def test_payments_figure_compares_ex_ante_and_ex_post():
     fig = payments_figure(br)
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     left, right = fig.axes
-    texts = _legend_texts(left)
+    texts = _figure_legend(fig)
     assert any("ex ante" in t for t in texts) and any("ex post" in t for t in texts)
-    assert any("true cost" in t for t in texts)
+    assert any("true cost" in t for t in texts) and any("temporary" in t for t in texts)
+    assert left.get_legend() is None and right.get_legend() is None
     ticks = [t.get_text() for t in left.get_xticklabels()]
     assert any("dishonest" in t for t in ticks) and any(t.endswith("\nhonest") for t in ticks)
     assert "Utility" in right.get_title()
@@ -83,17 +90,25 @@ def test_utility_figure_marks_true_cost_and_critical_bid():
     ante = [utility_curve(honest, 0, "rrafl"), utility_curve(COUNTER, 0, "rrafl")]
     fig = utility_figure(curves, ex_ante=ante)
     assert isinstance(fig, Figure) and len(fig.axes) == 2
+    texts = _figure_legend(fig)
+    assert any(t.startswith("true cost") for t in texts)
+    assert any(t.startswith("critical bid") for t in texts)
+    assert any(t.startswith("ex ante") for t in texts) and "best lie" in texts
     for ax in fig.axes:
-        texts = _legend_texts(ax)
-        assert any(t.startswith("true cost") for t in texts)
-        assert any(t.startswith("critical bid") for t in texts)
+        written = [t.get_text() for t in ax.texts]
+        assert "$c_i$ = 4" in " ".join(written) and "$\\bar b_i$ = 5" in " ".join(written)
         assert ax.get_xlabel() == "bid $b_i$"
         verticals = [ln.get_xdata() for ln in ax.get_lines()
                      if len(ln.get_xdata()) == 2 and ln.get_xdata()[0] == ln.get_xdata()[1]]
         assert any(v[0] == 4.0 for v in verticals)
     assert "honest" in fig.axes[0].get_title() and "dishonest" in fig.axes[1].get_title()
-    assert any("best lie" in t for t in _legend_texts(fig.axes[1]))
-    assert not any("best lie" in t for t in _legend_texts(fig.axes[0]))
+    def stars(ax):
+        return [c for c in ax.collections if c.get_label() == "best lie"]
+
+    assert stars(fig.axes[1]) and not stars(fig.axes[0])  # only the dishonest worker lies
+    one = utility_figure(curves[1:])
+    assert len(one.axes) == 1 and "best lie" in _figure_legend(one)
+    assert not any(t.startswith("ex ante") for t in _figure_legend(one))
     with pytest.raises(ValueError):
         utility_figure([])
     with pytest.raises(ValueError):
@@ -106,14 +121,14 @@ def test_gain_ratio_and_scaling_figures():
     w = gain_sweep("n_workers", PAPER_WORKERS[:3], FIG5_BUDGET, 5, rng)
     fig = gain_figure(b, w)
     assert len(fig.axes) == 2 and fig.axes[0].get_xlabel() == "budget $B$"
-    assert any("paid below cost" in t for t in _legend_texts(fig.axes[0]))
+    assert any("gain by lying" in t for t in _figure_legend(fig))
     r = payment_ratios([synthetic_instance(40, 50.0, rng) for _ in range(5)])
     fig = payment_ratio_figure(r)
     assert any("dishonest" in t for t in _legend_texts(fig.axes[0]))
     s = time_select([100, 1000, 3000], 2, rng)
     fig = scaling_figure(s)
     assert len(fig.axes) == 2 and fig.axes[0].get_xscale() == "log"
-    assert any("n \\log n" in t for t in _legend_texts(fig.axes[0]))
+    assert any("n \\log n" in t for t in _figure_legend(fig))
 
 
 # --------------------------------------------------------------------------------------------

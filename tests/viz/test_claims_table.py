@@ -1,32 +1,86 @@
-"""The one claims table (with verdict badges and, for the report, links to the chapters) and
-the verdict-count figure."""
+"""The one claims table (with verdict badges, severities and, for the report, a band per
+chapter linking to it), claims under two readings side by side, and the verdict-count
+figure."""
 
 from __future__ import annotations
 
-from fedlib.analysis.claims import VERDICTS, Claim
-from fedlib.viz.claims import VERDICT_COLORS, claims_html, verdict_figure
+import re
+
+from fedlib.analysis.claims import VERDICTS, Claim, pair_readings
+from fedlib.viz.claims import (
+    VERDICT_COLORS,
+    claims_html,
+    fitted_table,
+    reading_pairs_html,
+    verdict_figure,
+)
 
 TITLES = {"04_proofs": "Proofs <and> counterexamples"}
-PROOFS = [Claim("Theorem 4", "truthfulness", "u = -0.667 < 0", False, "the paper is wrong"),
+PROOFS = [Claim("Theorem 4", "truthfulness", "u = -0.667 < 0", False, "the paper is wrong",
+                "false theorem"),
           Claim("Theorem 2", "budget feasibility", "0 of 9", True, "reproduced")]
 TABLES = [Claim.from_checks("Table 2", "share", "0.5", [True, False])]
+
+
+def _fits_its_column(page: str) -> bool:
+    """Every table fills its column and no more: width 100%, fixed layout, column widths
+    in percent adding up to 100, long words broken."""
+    tables = re.findall(r"<table style='([^']*)'>(.*?)</table>", page)
+    return bool(tables) and all(
+        "width:100%" in style and "table-layout:fixed" in style
+        and sum(int(w) for w in re.findall(r"<col style='width:(\d+)%'>", body)) == 100
+        and ("overflow-wrap:anywhere" in body or "<td" not in body)
+        for style, body in tables)
 
 
 def test_a_row_per_claim_with_its_verdict_badge_and_escaped_text():
     page = claims_html([*PROOFS, *TABLES])
     assert page.count("<tr>") == 1 + 3 and "Evidence" not in page and "<a href" not in page
-    assert "u = -0.667 &lt; 0" in page and ">Theorem 4<" in page
+    assert "u = -0.667 &lt; 0" in page and "<b>Theorem 4</b><br>truthfulness" in page
     for claim in (*PROOFS, *TABLES):
         assert (f"background:{VERDICT_COLORS[claim.verdict]};color:white;padding:1px 6px;"
-                f"border-radius:3px;white-space:nowrap'>{claim.verdict}</span>") in page
+                f"border-radius:3px;display:inline-block;font-size:0.85em'>{claim.verdict}"
+                "</span>") in page
+    assert _fits_its_column(page)
 
 
-def test_claims_by_chapter_link_every_row_to_its_chapter():
+def test_the_severity_stands_beneath_a_wrong_verdict():
+    page = claims_html(PROOFS)
+    assert "the paper is wrong</span><br><small>false theorem</small>" in page
+    assert page.count("<small>false theorem</small>") == 1  # the reproduced claim has none
+
+
+def test_claims_by_chapter_come_under_a_band_that_links_to_it():
     page = claims_html({"04_proofs": PROOFS, "06_federated": TABLES}, TITLES)
-    assert page.count("<tr>") == 1 + 3 and ">Evidence</th>" in page
-    assert page.count("<a href='04_proofs.html'>Proofs &lt;and&gt; counterexamples</a>") == 2
+    assert page.count("<tr>") == 1 + 2 + 3  # header, two bands, three claims
+    assert page.count("<a href='04_proofs.html'>Proofs &lt;and&gt; counterexamples</a>") == 1
     assert "<a href='06_federated.html'>06_federated</a>" in page  # no title: the file name
-    assert page.index("Theorem 2") < page.index("Table 2")  # the chapters' order
+    assert page.index("04_proofs.html") < page.index("Theorem 4") < page.index(
+        "06_federated.html") < page.index("Table 2")  # each band above its claims
+    assert "colspan='3'" in page and _fits_its_column(page)
+
+
+def test_reading_pairs_side_by_side_with_whether_the_verdict_changes():
+    fresh = [Claim.from_checks("Table 2", "ours: only clean", "share 0.0", [False]),
+             Claim.from_checks("Table 3", "ours: loss", "2.25", [False]),
+             Claim.from_checks("Table 2", "RRAFL: only clean", "share 0.0", [False])]
+    carried = [Claim.from_checks("Table 2", "ours: only clean", "share 1.0", [True]),
+               Claim.from_checks("Table 3", "ours: loss", "0.61", [False])]
+    page = reading_pairs_html(pair_readings(fresh, carried), "Fresh", "Carried",
+                              missing="no stored run")
+    rows = page.split("<tr>")[2:]
+    assert len(rows) == 3 and ">Fresh</th>" in page and ">Carried</th>" in page
+    assert ">Verdict changes?</th>" in page
+    assert "share 0.0" in rows[0] and "share 1.0" in rows[0] and "<b>yes</b>" in rows[0]
+    assert rows[1].count(">not reproduced</span>") == 2 and ">no</td>" in rows[1]
+    assert "<i>no stored run</i>" in rows[2] and "&ndash;" in rows[2]
+    assert _fits_its_column(page)
+
+
+def test_fitted_table_takes_cells_or_rows():
+    head = [("a", 40), ("b", 60)]
+    assert fitted_table(head, [["<b>x</b>", "y"]]).count("<td") == 2
+    assert "<tr><td>raw</td></tr>" in fitted_table(head, "<tr><td>raw</td></tr>")
 
 
 def test_verdict_figure_stacks_the_counts_per_chapter():
@@ -35,5 +89,6 @@ def test_verdict_figure_stacks_the_counts_per_chapter():
     widths = sorted(p.get_width() for p in ax.patches if p.get_width() > 0)
     assert widths == [1, 1, 1]
     assert len(ax.patches) == 2 * len(VERDICTS)  # two chapters, one bar per verdict each
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["Proofs <and> counterexamples",
+    # long titles wrap onto two lines, leaving the bars room
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["Proofs <and>\ncounterexamples",
                                                            "06_federated"]

@@ -67,6 +67,13 @@ def test_case_figure_has_a_statistic_panel() -> None:
     assert "stands out" in fig.axes[-1].get_title()
 
 
+def test_case_figure_shares_the_contribution_axis() -> None:
+    fig = case_figure(_records(), 2)
+    ours, benchmark, accuracy = fig.axes[:3]
+    shared = ours.get_shared_y_axes()
+    assert shared.joined(ours, benchmark) and not shared.joined(ours, accuracy)
+
+
 def test_case_worker_names() -> None:
     assert case_worker_names(1, [1.0, 0.5])[1] == "0.5"
     assert case_worker_names(2, [1.0, 1.0, 1.0]) == ["0\nall", "1\n-1", "2\n-2"]

@@ -66,6 +66,38 @@ def test_global_model_and_round_curves(fast_runs):
     np.testing.assert_allclose(line.get_ydata(), median)
 
 
+def test_ours_stays_visible_under_rrafl(fast_runs):
+    """Ours and RRAFL are the same run: ours is drawn thick and pale under RRAFL's thin
+    dashed line, so both lines show where they coincide."""
+    for fig in (fviz.global_model_figure(fast_runs), fviz.round_curves_figure(fast_runs)):
+        lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+        ours, rrafl = lines["Our mechanism"], lines["RRAFL"]
+        np.testing.assert_allclose(ours.get_ydata(), rrafl.get_ydata())
+        assert ours.get_linewidth() > 2 * rrafl.get_linewidth()
+        assert rrafl.get_zorder() > ours.get_zorder() and ours.get_alpha() < 1
+        assert rrafl.get_linestyle() == "--" and ours.get_linestyle() == "-"
+    alone = {key: run for key, run in fast_runs.items() if key[1] != "rrafl"}
+    ours = next(line for line in fviz.global_model_figure(alone).axes[0].get_lines()
+                if line.get_label() == "Our mechanism")
+    assert ours.get_alpha() is None and ours.get_linewidth() == 2  # no RRAFL to show
+
+
+def test_grouped_tables():
+    spread = [{"dataset": "MNIST", "mechanism": "RRAFL", "share, first": 1.0,
+               "share, second": 1.0, "share moved": 0.0, "loss, first": 0.52,
+               "loss, second": 0.5201, "loss moved": 1e-4, "the runs part at": "never"}]
+    html = fviz.spread_html(spread)
+    assert '<th colspan="3"' in html and "share (Table 2)" in html and "loss (Table 3)" in html
+    assert html.count("<tr") == 3 and ">0.5201<" in html and ">never<" in html
+    carried = [{"run": "Our mechanism, MNIST", "share dacc 1.0, fresh model": 1.0,
+                "share dacc 1.0, carried": 1.0, "share dacc 1.0, paper": 1.0,
+                "loss, fresh model": 0.52, "loss, carried": 0.3, "loss, paper": 0.3747}]
+    html = fviz.carried_html(carried)
+    assert html.count('colspan="3"') == 2 and ">0.3747<" in html and ">fresh model<" in html
+    with pytest.raises(KeyError):
+        fviz.grouped_html([{"a": 1}], [("", "b", "b")])
+
+
 def test_selection_figure(fast_runs):
     maps = {("mnist", m): fast_runs["mnist", m] for m in TABLE_MECHANISMS}
     maps["fashion", "ours"] = fast_runs["fashion", "ours"]

@@ -34,6 +34,16 @@ def test_figures_are_figures(make) -> None:
     assert isinstance(fig, Figure) and fig.axes
 
 
+def test_trajectories_figure_tells_coinciding_workers_apart() -> None:
+    fig = viz.trajectories_figure(scripted_paths(n_tasks=10))
+    top = fig.axes[0]
+    lines = [line for line in top.get_lines() if line.get_linestyle() != "None"]
+    styles = {(line.get_linestyle(), line.get_linewidth()) for line in lines}
+    assert len(styles) == len(lines) == 4  # one Re line per worker, no two alike
+    # the legend is the figure's, outside the panels, not over the data
+    assert top.get_legend() is None and len(fig.legends) == 1
+
+
 def test_gompertz_curve_is_the_papers() -> None:
     assert viz.gompertz_curve(0.0) == pytest.approx(np.exp(-1))
     assert viz.gompertz_curve(1.0) == pytest.approx(float(gompertz_trust(10, 0)))

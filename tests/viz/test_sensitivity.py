@@ -1,4 +1,4 @@
-"""Figures, table and explorer of the sensitivity chapter, on hand-made rows."""
+"""Figures and tables of the sensitivity chapter, on hand-made rows."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from matplotlib.figure import Figure
 
 from fedlib.experiments.sensitivity import LABELS
 from fedlib.viz import sensitivity as sviz
-from fedlib.viz.sensitivity_widgets import SensitivityExplorer
 
 
 def _row(name, value, default, share, loss, paid_clean, budget=60.0):
@@ -30,7 +29,8 @@ ROWS = [_row("beta2", 0.1, False, 0.9, 0.6, 40.0), _row("beta2", 0.25, True, 0.9
 
 
 def test_values_label_brackets_the_default():
-    assert sviz.values_label(ROWS, "beta2") == f"{LABELS['beta2']}:\n0.1 / [0.25] / 0.5"
+    assert sviz.short_label("beta2") == LABELS["beta2"].split(" (")[0] == "β₂"
+    assert sviz.values_label(ROWS, "beta2") == "β₂\n0.1 / [0.25] / 0.5"
 
 
 def test_tornado_figure_orders_by_effect_and_places_every_value():
@@ -39,8 +39,7 @@ def test_tornado_figure_orders_by_effect_and_places_every_value():
     share = fig.axes[0]
     labels = [t.get_text() for t in share.get_yticklabels()]
     # largest effect on the share on top (the last y position): budget 1.0, Re^0 0.9, beta2
-    assert [lab.split(":")[0] for lab in labels] == [
-        LABELS["beta2"], LABELS["initial_reputation"], LABELS["budget"]]
+    assert [lab.split("\n")[0] for lab in labels] == ["β₂", "Re⁰", "B"]
     markers = [line for line in share.get_lines() if line.get_marker() in ("o", "|")
                and len(line.get_xdata()) == 1]
     top = sorted(float(m.get_xdata()[0]) for m in markers if m.get_ydata()[0] == 2)
@@ -69,24 +68,9 @@ def test_parameter_figure_stacks_group_payments_under_the_budget():
 
 def test_rows_html():
     text = sviz.rows_html(ROWS)
-    assert text.count("<tr>") == len(ROWS) + 1
-    assert "<b>0.25</b>" in text and "paid to dacc 1.0" in text and "0.950" in text
-
-
-def test_explorer_shows_one_parameter_at_a_time():
-    explorer = SensitivityExplorer(ROWS)
-    assert explorer.parameter.value == "beta2"  # the first parameter of the rows
-    assert explorer.figure is not None and explorer.output.outputs  # drawn on creation
-    assert "image/png" in explorer.output.outputs[-1]["data"]
-    explorer.parameter.value = "initial_reputation"
-    result = explorer.result
-    assert result.parameter == "initial_reputation" and result.values == (0.25, 0.5, 0.75)
-    assert result.default == 0.5 and result.share == (0.1, 0.95, 1.0)
-    assert result.loss == (2.0, 0.5, 0.4) and result.paid == (15.0, 55.0, 58.0)
-    assert "Re⁰" in explorer.figure._suptitle.get_text()
-    assert SensitivityExplorer(ROWS, "budget").result.values == (30.0, 60.0, 90.0)
-    with pytest.raises(ValueError, match="parameter must be one of"):
-        SensitivityExplorer(ROWS, "theta")
+    assert text.count("<tr") == len(ROWS) + 2  # a header row, the column groups, the rows
+    assert text.count('rowspan="3"') == 3  # one cell per parameter
+    assert "<b>0.25</b>" in text and "paid per task to dacc" in text and "0.950" in text
 
 
 def test_first_task_html():
@@ -94,4 +78,4 @@ def test_first_task_html():
             "beta1=1": {"winners": False, "Re": False}}
     text = sviz.first_task_html(diff)
     assert text.count("<b>changed</b>") == 1 and text.count(">same<") == 3
-    assert "first task's Re" in text and "beta1=1" in text
+    assert "the first task's" in text and "θ = 0.2" in text and "β₁ = 1" in text

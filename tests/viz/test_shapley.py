@@ -1,4 +1,4 @@
-"""Figures and explorer of the Shapley chapter on synthetic records (headless, no data)."""
+"""Figures of the Shapley chapter on synthetic records (headless, no data)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from matplotlib.figure import Figure
 
 from fedlib.experiments.shapley_truth import MEASURES
 from fedlib.viz.shapley import correlation_figure, cost_figure, mc_error_figure, worker_figure
-from fedlib.viz.shapley_widgets import ShapleyExplorer
 
 K, ROUNDS, ORDERS = 4, 3, 6
 
@@ -63,21 +62,12 @@ def test_bad_input_is_rejected() -> None:
         worker_figure(_records(), 1, round_index=ROUNDS)
     with pytest.raises(ValueError, match="case"):
         worker_figure([r for r in _records() if r["case"] == 1], 2)
-    with pytest.raises(ValueError, match="records"):
-        ShapleyExplorer([])
 
 
-def test_explorer_follows_its_controls() -> None:
+def test_worker_figure_of_one_round_shows_that_round() -> None:
     records = _records()
-    explorer = ShapleyExplorer(records)
-    assert explorer.figure is not None and explorer.output.outputs
-    assert explorer.result.case == 1 and explorer.result.round_index is None
-    explorer.case.value = 2
-    explorer.round.value = 1
-    view = explorer.result
-    assert view.case == 2 and view.round_index == 1
-    expected = [r["rounds"]["shapley"][1] for r in records if r["case"] == 2]
-    np.testing.assert_array_equal(view.shapley, expected)
-    assert view.spearman["ours"] == pytest.approx(1.0)
-    assert view.spearman["equal"] == pytest.approx(-1.0)
-    assert "round 2" in explorer.figure._suptitle.get_text()
+    fig = worker_figure(records, 2, round_index=1)
+    assert "round 2" in fig._suptitle.get_text()
+    bars = [p.get_height() for p in fig.axes[0].patches]
+    expected = np.mean([r["rounds"]["shapley"][1] for r in records if r["case"] == 2], axis=0)
+    np.testing.assert_allclose(bars, expected)

@@ -121,13 +121,21 @@ def grouped_html(rows: Sequence[Mapping[str, Any]],
 
 def spread_html(rows: Sequence[Mapping[str, Any]]) -> str:
     """:func:`~fedlib.storage.comparison.machine_spread` rows: Table 2's share and Table 3's
-    loss on the first and the second machine, and how far they moved."""
-    return grouped_html(rows, [
+    loss on the first machine and how far the second moved them (second minus first), the
+    shares with 3 decimals and the losses with 4, as the paper prints them, the moves in
+    scientific notation (they are float noise or whole decisions)."""
+    def short(row: Mapping[str, Any]) -> dict[str, Any]:
+        cells = dict(row)
+        for prefix, digits in (("share", 3), ("loss", 4)):
+            cells[f"{prefix}, first"] = fixed_point(row[f"{prefix}, first"], digits)
+            cells[f"{prefix} moved"] = f"{row[f'{prefix} moved']:.1e}"
+        return cells
+
+    return grouped_html([short(row) for row in rows], [
         ("", "dataset", "dataset"), ("", "mechanism", "mechanism"),
-        *((f"{name} (Table {number})", label, key)
+        *((f"{name} (Table {number})", label, f"{prefix}{key}")
           for name, number, prefix in (("share", 2, "share"), ("loss", 3, "loss"))
-          for label, key in (("first", f"{prefix}, first"), ("second", f"{prefix}, second"),
-                             ("moved", f"{prefix} moved"))),
+          for label, key in (("first machine", ", first"), ("moved", " moved"))),
         ("", "runs part at", "the runs part at")])
 
 

@@ -87,8 +87,9 @@ def test_grouped_tables():
                "share, second": 1.0, "share moved": 0.0, "loss, first": 0.52,
                "loss, second": 0.5201, "loss moved": 1e-4, "the runs part at": "never"}]
     html = fviz.spread_html(spread)
-    assert '<th colspan="3"' in html and "share (Table 2)" in html and "loss (Table 3)" in html
-    assert html.count("<tr") == 3 and ">0.5201<" in html and ">never<" in html
+    assert html.count('colspan="2"') == 3 and "share (Table 2)" in html and "loss (Table 3)" in html
+    assert html.count("<tr") == 3 and ">0.5200<" in html and ">never<" in html
+    assert ">1.000<" in html and ">1.0e-04<" in html and "0.5201" not in html
     carried = [{"run": "Our mechanism, MNIST", "share dacc 1.0, fresh model": 1.0,
                 "share dacc 1.0, carried": 1.0, "share dacc 1.0, paper": 1.0,
                 "loss, fresh model": 0.52, "loss, carried": 0.3, "loss, paper": 0.3747}]

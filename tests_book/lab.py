@@ -133,6 +133,18 @@ def run_all(driver: WebDriver, timeout: float = 300.0) -> dict[str, Any]:
         time.sleep(1)
 
 
+def wait_idle(driver: WebDriver, timeout: float = 30.0) -> None:
+    """Wait until the current notebook's kernel has been idle for two checks in a row (a
+    moved slider queues one update per step)."""
+    deadline, idle = time.monotonic() + timeout, 0
+    while idle < 2:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the kernel was still busy after {timeout:g} s")
+        time.sleep(0.5)
+        idle = idle + 1 if run_js(driver, """return app.shell.currentWidget.sessionContext
+            .session.kernel.status === 'idle';""") else 0
+
+
 def execute(driver: WebDriver, code: str) -> None:
     """Run ``code`` in the current notebook's kernel (not in a cell) and wait for it."""
     result = run_js(driver, """

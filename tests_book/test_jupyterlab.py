@@ -19,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from lab import close_all, execute, lab_server, open_chapter, run_all, wait_for_app
+from lab import close_all, execute, lab_server, open_chapter, run_all, wait_for_app, wait_idle
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -78,7 +78,8 @@ def _move_slider(driver, screenshots, name):
     deadline = time.monotonic() + 15
     while _explorer_output(driver, handle) == before and time.monotonic() < deadline:
         time.sleep(0.5)
-    time.sleep(1)
+    wait_idle(driver)  # every queued step drawn: the screenshot shows the final state
+    time.sleep(0.5)
     driver.save_screenshot(str(screenshots / f"jupyterlab_{name}_after.png"))
     return (before, _explorer_output(driver, handle)), (value, driver.execute_script(readout,
                                                                                       handle))

@@ -25,10 +25,13 @@ Here is how it represents them and runs them:
 
 from __future__ import annotations
 
+import functools
+
 import torch
 from torch import Tensor
 from torch.nn import functional as F
 
+from fedlib.fl import tuning
 from fedlib.fl.models import IMAGE_SHAPE
 
 #: One model's parameters, keyed by the ``nn.Module``'s ``state_dict`` names.
@@ -37,8 +40,16 @@ Params = dict[str, Tensor]
 Stacked = dict[str, Tensor]
 
 #: On a CPU, LeNet's first stage runs in blocks of images whose conv1 feature maps (before the
-#: pooling shrinks them fourfold) take about this many bytes, so that they stay in cache.
+#: pooling shrinks them fourfold) take about this many bytes, so that they stay in cache. On
+#: shared images this is the default of a choice made per machine (:mod:`fedlib.fl.tuning`)
+#: among :data:`SHARED_BLOCK_CANDIDATES`; in training (where a block changes how the weight
+#: gradient is summed) it is fixed.
 STAGE1_BLOCK_BYTES = 2 << 20
+#: The block sizes timed for the first stage on shared images.
+SHARED_BLOCK_CANDIDATES = (512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20)
+#: On a CPU, the 5x5 patches of shared images (25 floats per pixel, whatever the number of
+#: models) are unfolded for about this many bytes of patches at a time.
+PATCH_BLOCK_BYTES = 8 << 20
 
 
 def _split_windows(x: Tensor) -> Tensor:
@@ -183,33 +194,60 @@ class BatchedLeNet:
         return F.relu(_pool(y))
 
     @staticmethod
-    def _blocks(x: Tensor, maps: int, dim: int) -> tuple[Tensor, ...]:
-        """Split images along ``dim`` into blocks whose ``maps`` conv1 maps (28 x 28 each) fit
-        :data:`STAGE1_BLOCK_BYTES` on a CPU; one block elsewhere."""
+    def _block_images(x: Tensor, maps: int, images: int, block_bytes: int | None) -> int:
+        """Images per block (of the ``images`` in ``x``) such that their ``maps`` conv1 maps
+        (28 x 28 each) fit ``block_bytes`` on a CPU; all of them elsewhere."""
         if x.device.type != "cpu":
-            return (x,)
+            return max(1, images)
         per_image = maps * IMAGE_SHAPE[0] * IMAGE_SHAPE[1] * x.element_size()
-        return x.split(max(1, STAGE1_BLOCK_BYTES // per_image), dim=dim)
+        return max(1, (block_bytes or STAGE1_BLOCK_BYTES) // per_image)
 
     @classmethod
-    def first_shared(cls, p: Stacked, x: Tensor) -> Tensor:
+    def shared_block_bytes(cls) -> int:
+        """This machine's block size for :meth:`first_shared` (:mod:`fedlib.fl.tuning`),
+        timed on the evaluation of k = 20 workers: 2k + 1 = 41 models on 96 images."""
+        def run(block_bytes: int) -> Tensor:
+            return cls.first_shared(*shared_block_workload(), block_bytes=block_bytes)
+
+        return tuning.choice("lenet.shared_block_bytes", SHARED_BLOCK_CANDIDATES,
+                             STAGE1_BLOCK_BYTES, run)
+
+    @classmethod
+    def first_shared(cls, p: Stacked, x: Tensor, block_bytes: int | None = None) -> Tensor:
         """First-stage outputs (c, 6k, 14, 14) of k models on shared images (c, 28, 28).
 
-        Block by block, one product of the 5x5 patches with all k * 6 filters. The patches are
-        ordered by position in the pooling window, so that each of the four views the pooling
-        compares is one contiguous block. The result is channels-last.
+        The 5x5 patches do not depend on the models: they are unfolded once for a run of
+        images (:data:`PATCH_BLOCK_BYTES`), ordered by position in the pooling window, so that
+        each of the four views the pooling compares is one contiguous block. Then, block by
+        block (of ``block_bytes`` of conv1 maps; by default :meth:`shared_block_bytes` on a
+        CPU), one product of the patches with all k * 6 filters is pooled and rectified
+        straight into the channels-last result: a few kernel calls per block and no copy of
+        the feature maps.
         """
         k = p["conv1.weight"].shape[0]
         weight = p["conv1.weight"].reshape(k * 6, 25).t()
         bias = p["conv1.bias"].reshape(-1)
-        stages = []
-        for xs in cls._blocks(x, 6 * k, 0):
+        out = torch.empty(len(x), 6 * k, 14, 14, dtype=x.dtype, device=x.device,
+                          memory_format=torch.channels_last)
+        if block_bytes is None and x.device.type == "cpu":
+            block_bytes = cls.shared_block_bytes()
+        step = cls._block_images(x, 6 * k, len(x), block_bytes)
+        patch_bytes = IMAGE_SHAPE[0] * IMAGE_SHAPE[1] * 25 * x.element_size()
+        run = max(step, PATCH_BLOCK_BYTES // patch_bytes // step * step)
+        for start in range(0, len(x), run):
+            xs = x[start : start + run]
             windows = F.pad(xs, (2, 2, 2, 2)).unfold(1, 5, 1).unfold(2, 5, 1)
             windows = windows.view(len(xs), 14, 2, 14, 2, 5, 5).permute(0, 2, 4, 1, 3, 5, 6)
-            y = torch.addmm(bias, windows.reshape(-1, 25), weight)
-            y = y.view(len(xs), 2, 2, 14, 14, 6 * k).permute(0, 5, 1, 2, 3, 4)
-            stages.append(cls._stage1(y))
-        return torch.cat(stages)
+            patches = windows.reshape(len(xs), 4 * 14 * 14, 25)
+            for offset in range(0, len(xs), step):
+                rows = patches[offset : offset + step]
+                y = torch.addmm(bias, rows.reshape(-1, 25), weight)
+                y = y.view(len(rows), 2, 2, 14, 14, 6 * k).permute(0, 5, 1, 2, 3, 4)
+                a, b, c, d = _corners(y)
+                pooled = out[start + offset : start + offset + len(rows)]
+                torch.maximum(torch.maximum(a, b), torch.maximum(c, d), out=pooled)
+                pooled.relu_()
+        return out
 
     @classmethod
     def first_own(cls, p: Stacked, x: Tensor) -> Tensor:
@@ -219,7 +257,7 @@ class BatchedLeNet:
         w = p["conv1.weight"].reshape(k * 6, 1, 5, 5)
         bias = p["conv1.bias"].reshape(-1)
         stages = []
-        for xs in cls._blocks(x, 6 * k, 1):
+        for xs in x.split(cls._block_images(x, 6 * k, x.shape[1], STAGE1_BLOCK_BYTES), dim=1):
             xs = xs.transpose(0, 1).contiguous(memory_format=torch.channels_last)
             y = F.conv2d(xs, w, bias, padding=2, groups=k)
             stages.append(cls._stage1(_split_windows(y)))
@@ -235,6 +273,16 @@ class BatchedLeNet:
         h = F.relu(_pool(_split_windows(h))).reshape(c, k, 400).transpose(0, 1)
         h = F.relu(_linear(p, "fc2", F.relu(_linear(p, "fc1", h))))
         return _linear(p, "fc3", h)
+
+
+@functools.cache
+def shared_block_workload() -> tuple[Stacked, Tensor]:
+    """Random conv1 parameters of 41 models and 96 images: the shapes of one evaluation chunk
+    at k = 20 (see :meth:`BatchedLeNet.shared_block_bytes`)."""
+    gen = torch.Generator().manual_seed(0)
+    p = {"conv1.weight": torch.randn(41, 6, 1, 5, 5, generator=gen),
+         "conv1.bias": torch.randn(41, 6, generator=gen)}
+    return p, torch.randn(96, *IMAGE_SHAPE, generator=gen)
 
 
 BATCHED_NETS: dict[str, type[BatchedMLP] | type[BatchedLeNet]] = {

@@ -1,6 +1,10 @@
-"""Choosing the compute device: "auto" (CUDA when present, else CPU), "cpu" or "cuda"."""
+"""Choosing the compute device: "auto" (CUDA when present, else CPU), "cpu" or "cuda"; and
+what the machine's CPU is."""
 
 from __future__ import annotations
+
+import functools
+from pathlib import Path
 
 import torch
 
@@ -56,3 +60,16 @@ def exact_float32(device: torch.device) -> None:
     if device.type == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
+
+
+@functools.cache
+def cpu_field(field: str) -> str | None:
+    """A field of ``/proc/cpuinfo`` for the first CPU (``"model name"``, ``"vendor_id"``), or
+    None where there is no such file or field."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if not cpuinfo.exists():
+        return None
+    for line in cpuinfo.read_text().splitlines():
+        if line.split(":", 1)[0].strip() == field:
+            return line.split(":", 1)[1].strip()
+    return None

@@ -26,22 +26,12 @@ import numpy as np
 import torch
 
 from fedlib.book import ROOT
-from fedlib.fl.device import exact_float32, resolve_device
+from fedlib.fl.device import cpu_field, exact_float32, resolve_device
 
 #: Every package of the environment that made the stored results, pinned with hashes.
 LOCK_FILE = ROOT / "requirements.lock"
 #: Environment variables that change which CPU kernels torch, MKL and oneDNN run.
 ISA_VARIABLES = ("ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA")
-
-
-def _cpuinfo(field: str) -> str | None:
-    cpuinfo = Path("/proc/cpuinfo")
-    if not cpuinfo.exists():
-        return None
-    for line in cpuinfo.read_text().splitlines():
-        if line.split(":", 1)[0].strip() == field:
-            return line.split(":", 1)[1].strip()
-    return None
 
 
 def lock_hash(path: str | os.PathLike[str] = LOCK_FILE) -> str | None:
@@ -62,12 +52,12 @@ def fingerprint(device: str | torch.device = "cpu", threads: int = 1) -> dict[st
         ``lock_sha256``.
     """
     resolved = resolve_device(device)
-    cpu_model = _cpuinfo("model name") or platform.processor() or platform.machine()
+    cpu_model = cpu_field("model name") or platform.processor() or platform.machine()
     out: dict[str, Any] = {
         "device": resolved.type,
         "device_name": (torch.cuda.get_device_name(resolved) if resolved.type == "cuda"
                         else cpu_model),
-        "cpu_vendor": _cpuinfo("vendor_id") or platform.machine(),
+        "cpu_vendor": cpu_field("vendor_id") or platform.machine(),
         "cpu_model": cpu_model,
         "isa": torch.backends.cpu.get_cpu_capability(),
         "isa_overrides": {name: os.environ[name] for name in ISA_VARIABLES

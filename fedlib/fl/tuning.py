@@ -27,6 +27,7 @@ import platform
 import statistics
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -132,6 +133,11 @@ def choice(name: str, candidates: Sequence[int], default: int,
     ValueError
         If ``default`` is not a candidate, the cache file cannot be read or holds a value that
         is not a candidate.
+
+    Warns
+    -----
+    UserWarning
+        If the cache file cannot be written (the choice then holds for this process only).
     """
     if default not in candidates:
         raise ValueError(f"the default {default} of {name} is not among its candidates")
@@ -144,7 +150,12 @@ def choice(name: str, candidates: Sequence[int], default: int,
         if value is None:
             value = fastest(time_candidates(candidates, run), default)
             stored = _read(path)
-            _write(path, stored | {name: stored.get(name, {}) | {key: value}})
+            try:
+                _write(path, stored | {name: stored.get(name, {}) | {key: value}})
+            except OSError as error:
+                warnings.warn(f"fedlib could not store its kernel choice in {path} ({error}); "
+                              "it times the candidates again in every process until "
+                              "FEDLIB_KERNEL_CACHE names a writable file", stacklevel=2)
         if value not in candidates:
             raise ValueError(f"{path} gives {name} = {value!r} on this machine, which is not "
                              f"one of {list(candidates)}; delete the entry or the file")

@@ -96,3 +96,13 @@ def test_a_stored_value_that_is_no_candidate_is_refused(cache) -> None:
 def test_the_default_must_be_a_candidate(cache) -> None:
     with pytest.raises(ValueError, match="not among its candidates"):
         tuning.choice("toy", (8, 16), 4, pytest.fail)
+
+
+def test_an_unwritable_cache_warns_and_the_choice_still_holds(tmp_path, monkeypatch) -> None:
+    blocker = tmp_path / "a file"
+    blocker.write_text("")
+    monkeypatch.setenv("FEDLIB_KERNEL_CACHE", str(blocker / "kernels.json"))
+    monkeypatch.setattr(tuning, "_chosen", {})
+    monkeypatch.setattr(tuning, "time_candidates", lambda candidates, run: {8: [1.0], 16: [2.0]})
+    with pytest.warns(UserWarning, match="could not store its kernel choice"):
+        assert tuning.choice("toy", (8, 16), 16, pytest.fail) == 8

@@ -26,8 +26,8 @@ from IPython.display import HTML, display
 from matplotlib.figure import Figure
 
 #: Said beside every explorer: the saved widget state moves but recomputes nothing in the HTML.
-FROZEN = ("Live in JupyterLab (open this chapter there, see the introduction); "
-          "in the HTML book its controls move but it stays at its default.")
+FROZEN = ("In JupyterLab (see the introduction) its controls recompute it; in the HTML book "
+          "they move, but it stays at its default.")
 #: Said beside pre-drawn tabs (:func:`figure_tabs`), which work in the HTML book as well.
 PREDRAWN = "Every tab was drawn when the page was built: the tabs work here and in JupyterLab."
 

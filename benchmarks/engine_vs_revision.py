@@ -18,18 +18,15 @@ import argparse
 import importlib.util
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
-from round_speed import EPOCHS, TRAIN_SAMPLES, VALIDATION_SAMPLES
+from round_speed import round_inputs
 
 from fedlib.fl import tuning
 from fedlib.fl.batched import BATCHED_NETS
-from fedlib.fl.engine import BatchedEngine
-from fedlib.fl.inputs import batch_orders
 
 
 def batched_at(rev: str):
@@ -37,11 +34,12 @@ def batched_at(rev: str):
     root = Path(__file__).resolve().parent.parent
     source = subprocess.run(["git", "show", f"{rev}:fedlib/fl/batched.py"], cwd=root,
                             check=True, capture_output=True, text=True).stdout
-    path = Path(tempfile.mkdtemp()) / "batched_at_rev.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location("batched_at_rev", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "batched_at_rev.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location("batched_at_rev", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
     return module
 
 
@@ -58,14 +56,8 @@ def main() -> None:
     old = batched_at(args.rev)
     print(f"machine: {tuning.machine_key()}; this tree against {args.rev}")
     for model in args.models.split(","):
-        gen = torch.Generator().manual_seed(args.k)
-        engine = BatchedEngine(model, device="cpu")
-        theta = engine.init_params(gen)
-        images = torch.randn(args.k, TRAIN_SAMPLES, 28, 28, generator=gen)
-        labels = torch.randint(0, 10, (args.k, TRAIN_SAMPLES), generator=gen)
-        val_images = torch.randn(VALIDATION_SAMPLES, 28, 28, generator=gen)
-        val_labels = torch.randint(0, 10, (VALIDATION_SAMPLES,), generator=gen)
-        orders = batch_orders(args.k, TRAIN_SAMPLES, EPOCHS, gen)
+        engine, theta, images, labels, val_images, val_labels, orders = round_inputs(
+            model, args.k, torch.device("cpu"))
         nets = {"this tree": BATCHED_NETS[model], args.rev: old.BATCHED_NETS[model]}
         seconds = {(name, part): [] for name in nets for part in ("train", "eval")}
         outputs = {}
@@ -86,7 +78,6 @@ def main() -> None:
             print(f"{model:>5} k={args.k} {part:<5}  this tree {statistics.median(ours):6.3f} s"
                   f"  {args.rev} {statistics.median(theirs):6.3f} s  ratio {ratio:4.2f}")
         print(f"{model:>5} k={args.k} the same numbers bit for bit: {same}")
-    sys.stdout.flush()
 
 
 if __name__ == "__main__":

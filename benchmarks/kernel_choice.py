@@ -18,16 +18,6 @@ import torch
 
 from fedlib.fl import batched, tuning
 
-#: name -> (candidates, default, workload, value in use)
-CHOICES = {
-    "lenet.shared_block_bytes": (
-        batched.SHARED_BLOCK_CANDIDATES, batched.STAGE1_BLOCK_BYTES,
-        lambda block: batched.BatchedLeNet.first_shared(*batched.shared_block_workload(),
-                                                        block_bytes=block),
-        batched.BatchedLeNet.shared_block_bytes,
-    ),
-}
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -37,7 +27,7 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     print(f"machine: {tuning.machine_key()}")
-    for name, (candidates, default, run, in_use) in CHOICES.items():
+    for name, (candidates, default, run) in batched.TUNED_CHOICES.items():
         seconds = tuning.time_candidates(candidates, run, args.rounds)
         print(f"{name} (default {default}):")
         for candidate, times in seconds.items():
@@ -45,7 +35,8 @@ def main() -> None:
             print(f"  {candidate:>10}  {statistics.median(times) * 1e3:8.2f} ms"
                   f"  vs default {ratio:5.2f}")
         print(f"  these timings pick {tuning.fastest(seconds, default)}; "
-              f"the engine uses {in_use()} ({tuning.cache_path()})")
+              f"the engine uses {tuning.choice(name, candidates, default, run)} "
+              f"({tuning.cache_path()})")
 
 
 if __name__ == "__main__":

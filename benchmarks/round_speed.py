@@ -112,10 +112,9 @@ def round_gflop(model: str, k: int) -> float:
     return forward_flops(model) * passes / 1e9
 
 
-def _case(
-    model: str, k: int, device: torch.device, repeats: int, loop_repeats: int
-) -> dict[str, float | int | str]:
-    """Alternate loop and engine rounds for one model and k; return the summary."""
+def round_inputs(model: str, k: int, device: torch.device) -> tuple:
+    """An engine and the random inputs of one round with k workers (seeded by k): the global
+    model, training images and labels, validation images and labels, batch orders."""
     gen = torch.Generator().manual_seed(k)
     engine = BatchedEngine(model, device=device)
     theta = engine.init_params(gen)
@@ -124,6 +123,15 @@ def _case(
     val_images = torch.randn(VALIDATION_SAMPLES, 28, 28, generator=gen).to(device)
     val_labels = torch.randint(0, 10, (VALIDATION_SAMPLES,), generator=gen).to(device)
     orders = batch_orders(k, TRAIN_SAMPLES, EPOCHS, gen)
+    return engine, theta, images, labels, val_images, val_labels, orders
+
+
+def _case(
+    model: str, k: int, device: torch.device, repeats: int, loop_repeats: int
+) -> dict[str, float | int | str]:
+    """Alternate loop and engine rounds for one model and k; return the summary."""
+    engine, theta, images, labels, val_images, val_labels, orders = round_inputs(model, k,
+                                                                                 device)
 
     def engine_round() -> tuple[float, float, Stacked]:
         out: dict[str, Stacked] = {}

@@ -194,23 +194,18 @@ class BatchedLeNet:
         return F.relu(_pool(y))
 
     @staticmethod
-    def _block_images(x: Tensor, maps: int, images: int, block_bytes: int | None) -> int:
+    def _block_images(x: Tensor, maps: int, images: int, block_bytes: int) -> int:
         """Images per block (of the ``images`` in ``x``) such that their ``maps`` conv1 maps
         (28 x 28 each) fit ``block_bytes`` on a CPU; all of them elsewhere."""
         if x.device.type != "cpu":
             return max(1, images)
         per_image = maps * IMAGE_SHAPE[0] * IMAGE_SHAPE[1] * x.element_size()
-        return max(1, (block_bytes or STAGE1_BLOCK_BYTES) // per_image)
+        return max(1, block_bytes // per_image)
 
-    @classmethod
-    def shared_block_bytes(cls) -> int:
-        """This machine's block size for :meth:`first_shared` (:mod:`fedlib.fl.tuning`),
-        timed on the evaluation of k = 20 workers: 2k + 1 = 41 models on 96 images."""
-        def run(block_bytes: int) -> Tensor:
-            return cls.first_shared(*shared_block_workload(), block_bytes=block_bytes)
-
-        return tuning.choice("lenet.shared_block_bytes", SHARED_BLOCK_CANDIDATES,
-                             STAGE1_BLOCK_BYTES, run)
+    @staticmethod
+    def shared_block_bytes() -> int:
+        """This machine's block size for :meth:`first_shared` (:data:`TUNED_CHOICES`)."""
+        return tuning.choice(SHARED_BLOCK, *TUNED_CHOICES[SHARED_BLOCK])
 
     @classmethod
     def first_shared(cls, p: Stacked, x: Tensor, block_bytes: int | None = None) -> Tensor:
@@ -229,8 +224,9 @@ class BatchedLeNet:
         bias = p["conv1.bias"].reshape(-1)
         out = torch.empty(len(x), 6 * k, 14, 14, dtype=x.dtype, device=x.device,
                           memory_format=torch.channels_last)
-        if block_bytes is None and x.device.type == "cpu":
-            block_bytes = cls.shared_block_bytes()
+        if block_bytes is None:
+            cpu = x.device.type == "cpu"
+            block_bytes = cls.shared_block_bytes() if cpu else STAGE1_BLOCK_BYTES
         step = cls._block_images(x, 6 * k, len(x), block_bytes)
         patch_bytes = IMAGE_SHAPE[0] * IMAGE_SHAPE[1] * 25 * x.element_size()
         run = max(step, PATCH_BLOCK_BYTES // patch_bytes // step * step)
@@ -278,11 +274,22 @@ class BatchedLeNet:
 @functools.cache
 def shared_block_workload() -> tuple[Stacked, Tensor]:
     """Random conv1 parameters of 41 models and 96 images: the shapes of one evaluation chunk
-    at k = 20 (see :meth:`BatchedLeNet.shared_block_bytes`)."""
+    at k = 20 (2k + 1 models), on which :data:`SHARED_BLOCK` is timed."""
     gen = torch.Generator().manual_seed(0)
     p = {"conv1.weight": torch.randn(41, 6, 1, 5, 5, generator=gen),
          "conv1.bias": torch.randn(41, 6, generator=gen)}
     return p, torch.randn(96, *IMAGE_SHAPE, generator=gen)
+
+
+def _time_shared_block(block_bytes: int) -> Tensor:
+    return BatchedLeNet.first_shared(*shared_block_workload(), block_bytes=block_bytes)
+
+
+#: The block size of LeNet's first stage on shared images, chosen per machine.
+SHARED_BLOCK = "lenet.shared_block_bytes"
+#: Every choice made per machine (:func:`fedlib.fl.tuning.choice`): its name, then its
+#: candidates, default and workload.
+TUNED_CHOICES = {SHARED_BLOCK: (SHARED_BLOCK_CANDIDATES, STAGE1_BLOCK_BYTES, _time_shared_block)}
 
 
 BATCHED_NETS: dict[str, type[BatchedMLP] | type[BatchedLeNet]] = {

@@ -25,8 +25,8 @@ from fedlib.analysis import contribution_checks
 from fedlib.analysis.claims import Claim, Severity
 from fedlib.analysis.reputation_paths import eq9_check
 from fedlib.analysis.selection_timing import ScalingResult, time_select
+from fedlib.analysis.steady_state import BudgetWindow, budget_window, steady_state
 from fedlib.analysis.sweep_results import FIGURES, PAPER_CLAIMS, SweepResult, medians_above
-from fedlib.experiments.budget_sweep import BudgetWindow, budget_window, steady_state
 from fedlib.experiments.contribution import ContributionResult
 from fedlib.experiments.federated import DATASET_LABELS, table1
 from fedlib.experiments.multitask import MultiTaskResult
@@ -295,8 +295,8 @@ def tables12_windows(reputations: Mapping[str, Mapping[float, float]],
     """Per dataset, the budget that pays a clean winner Table 1's payment and the budgets at
     which Table 2's share stays plausible, with every worker at its group's reputation in
     ``reputations`` (dataset to dacc to ``Re``): the auction played ``trials`` times per budget
-    (:func:`~fedlib.experiments.budget_sweep.steady_state`,
-    :func:`~fedlib.experiments.budget_sweep.budget_window`), as the chapter on the federated
+    (:func:`~fedlib.analysis.steady_state.steady_state`,
+    :func:`~fedlib.analysis.steady_state.budget_window`), as the chapter on the federated
     experiments does."""
     return {dataset: budget_window(
                 steady_state(Re, budgets, trials=trials, n_evaluated=n_evaluated, seed=seed),

@@ -2,7 +2,7 @@
 
 Pure functions of :class:`~fedlib.experiments.multitask.MultiTaskResult`,
 :class:`~fedlib.experiments.budget_sweep.BudgetSweepResult` and
-:class:`~fedlib.experiments.budget_sweep.SteadyState` objects returning
+:class:`~fedlib.analysis.steady_state.SteadyState` objects returning
 :class:`matplotlib.figure.Figure` objects or HTML strings.
 """
 
@@ -18,7 +18,8 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from fedlib.experiments.budget_sweep import BudgetSweepResult, BudgetWindow, SteadyState
+from fedlib.analysis.steady_state import BudgetWindow, SteadyState
+from fedlib.experiments.budget_sweep import BudgetSweepResult
 from fedlib.experiments.federated import (
     DATASET_LABELS,
     DIFF,

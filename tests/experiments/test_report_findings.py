@@ -8,10 +8,10 @@ import pytest
 
 from fedlib.analysis.claims import pair_readings, share_verdict
 from fedlib.analysis.selection_timing import ScalingResult
+from fedlib.analysis.steady_state import BudgetWindow
 from fedlib.analysis.sweep_results import PAPER_CLAIMS, medians_above
 from fedlib.experiments import report
 from fedlib.experiments.auction_sweeps import budget_sweep, worker_sweep
-from fedlib.experiments.budget_sweep import BudgetWindow
 from fedlib.experiments.contribution import ContributionConfig, ContributionResult
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig, MultiTaskResult
 from fedlib.paper.numbers import TABLE1, TABLE1_DACCS, TABLE2

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
+from fedlib.analysis import steady_state
 from fedlib.experiments import budget_sweep, federated
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig
 from fedlib.mechanism import MECHANISMS
@@ -136,8 +137,8 @@ def test_steady_state_figure():
     reps = {d: dict(paper_numbers.TABLE1[d]["reputation"]) for d in ("mnist", "fashion")}
     pay = {d: paper_numbers.TABLE1[d]["payment"][1.0] for d in reps}
     budgets = [20.0, 60.0, 100.0]
-    states = {d: budget_sweep.steady_state(reps[d], budgets, trials=60) for d in reps}
-    windows = {d: budget_sweep.budget_window(states[d], pay[d]) for d in reps}
+    states = {d: steady_state.steady_state(reps[d], budgets, trials=60) for d in reps}
+    windows = {d: steady_state.budget_window(states[d], pay[d]) for d in reps}
     fig = fviz.steady_state_figure(states, windows, pay, floor=1e-12)
     left, right = fig.axes
     assert right.get_yscale() == "log"

@@ -1,18 +1,14 @@
-"""What stacking independent tasks into one engine call would save (item 2 of the engine-speed
-issue), measured before building it.
+"""What stacking independent tasks into one engine call saves (item 2 of the engine-speed
+issue): :func:`fedlib.fl.task.run_tasks` against one :func:`~fedlib.fl.task.run_task` per task.
 
 Tables 1-3 run the five mechanisms' tasks one after the other; each round of each task calls
 the engine once to train its k winners and once to evaluate them. Stacked, the G tasks of one
-round would be one call that trains G k models and one that evaluates them. This script times
-the two ways on the same random inputs of G k workers (1000 samples each, 5000 validation
-samples, as ``round_speed.py``), alternating them, and prints the median of the same-repeat
-ratios separate / stacked for training, evaluation and both (above 1: stacking is faster).
-
-The stacked side is a stand-in for the real thing: it trains the G k models from one global
-model (a stacked run would start each task from its own, at the same cost) and evaluates them
-as one leave-one-out stack of 2 G k + 1 models, where G stacks of 2 k + 1 would need G (2 k + 1),
-1 to 2% more. So the ratio is what fewer, larger kernel calls give on the device, which is
-the question before the task loop of the multi-task experiment is restructured.
+round are one call that trains the G k models (each task from its own global model) and one
+that evaluates them (``probs_and_loo_losses_by_group``: each task's leave-one-out aggregates
+average its own models). This script times the two ways on the same random inputs of G k
+workers (1000 samples each, 5000 validation samples, as ``round_speed.py``), alternating them,
+and prints the median of the same-repeat ratios separate / stacked for training, evaluation and
+both (above 1: stacking is faster).
 
 Usage::
 
@@ -35,19 +31,30 @@ from fedlib.fl.device import resolve_device
 def _case(model: str, tasks: int, k: int, device: torch.device,
           repeats: int) -> dict[str, float]:
     """Median separate/stacked ratios (train, evaluation, both) and the stacked seconds."""
-    engine, theta, images, labels, val_images, val_labels, orders = round_inputs(
+    engine, _, images, labels, val_images, val_labels, orders = round_inputs(
         model, tasks * k, device)
-    parts = [slice(g * k, (g + 1) * k) for g in range(tasks)]
+    starts = [engine.init_params(torch.Generator().manual_seed(g)) for g in range(tasks)]
+    together = {key: torch.cat([start[key].expand(k, *start[key].shape) for start in starts])
+                for key in starts[0]}
+    rows = [slice(g * k, (g + 1) * k) for g in range(tasks)]
 
-    def one_way(groups: list[slice]) -> tuple[float, float]:
+    def separate() -> tuple[float, float]:
         local: list = []
         train = _timed(lambda: local.extend(
-            engine.train_local(theta, images[g], labels[g], orders[g]) for g in groups), device)
+            engine.train_local(start, images[r], labels[r], orders[r])
+            for start, r in zip(starts, rows, strict=True)), device)
         evaluate = _timed(lambda: [engine.probs_and_loo_losses(models, val_images, val_labels)
                                    for models in local], device)
         return train, evaluate
 
-    separate, stacked = (lambda: one_way(parts)), (lambda: one_way([slice(None)]))
+    def stacked() -> tuple[float, float]:
+        local: list = []
+        train = _timed(lambda: local.append(
+            engine.train_local(together, images, labels, orders)), device)
+        evaluate = _timed(lambda: engine.probs_and_loo_losses_by_group(
+            local[0], [k] * tasks, val_images, val_labels), device)
+        return train, evaluate
+
     stacked(), separate()  # warm-ups
     ratios, stacked_s = [], []
     for _ in range(repeats):

@@ -30,6 +30,22 @@ def adversarial_fast(data_root):
     return adversarial.AdversarialConfig(base=base).fast().run()
 
 
+@pytest.fixture
+def trained_tasks(monkeypatch) -> list:
+    """The tasks the multi-task runs of this process train (each
+    :class:`~fedlib.fl.task.TaskInputs` that reaches the engine), recorded as they go."""
+    from fedlib.experiments import multitask
+
+    trained, run_tasks = [], multitask.run_tasks
+
+    def counted(engine, tasks, *args, **kwargs):
+        trained.extend(tasks)
+        return run_tasks(engine, tasks, *args, **kwargs)
+
+    monkeypatch.setattr(multitask, "run_tasks", counted)
+    return trained
+
+
 def pytest_configure(config):
     """In CI (``CI`` set) hypothesis draws the same examples every run, so a red CI always
     reproduces; local runs keep exploring new examples."""

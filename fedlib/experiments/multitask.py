@@ -37,7 +37,14 @@ from fedlib.fl.attacks import Attack, check_attacks, for_task
 from fedlib.fl.data import DATASETS
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import MODEL_FOR_DATASET
-from fedlib.fl.task import TaskOptions, TaskResult, run_task, seed_sequence, torch_threads
+from fedlib.fl.task import (
+    TaskInputs,
+    TaskOptions,
+    TaskResult,
+    run_tasks,
+    seed_sequence,
+    torch_threads,
+)
 from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
 from fedlib.mechanism.mechanisms import MECHANISMS, Allocation
 from fedlib.mechanism.reputation import BETA1, BETA2, INITIAL_REPUTATION
@@ -312,30 +319,38 @@ def publisher_of(config: MultiTaskConfig) -> PublisherSets:
                           n_val=config.n_val, n_test=config.n_test)
 
 
+def next_task(run: RunState, pool: WorkerPool, task: int) -> tuple[np.ndarray, Allocation,
+                                                                    TaskInputs | None]:
+    """The bids and the selection of task ``task``, and what its winners train from (None
+    without winners): the winners (attacked where the configuration says so), the task's seed,
+    the starting model and the submit hook."""
+    config = run.config
+    bids = draw_bids(config, task)
+    allocation = select(config, task, bids, run.ledger.Re)
+    if not allocation.winners.size:
+        return bids, allocation, None
+    workers, submit = for_task(config.attacks, pool, allocation.winners, task,
+                               seed_sequence(config.seed, _ATTACK))
+    initial = None if config.fresh_model else run.params
+    return bids, allocation, TaskInputs(workers, task_seed(config, task), initial, submit)
+
+
 def _run_one(run: RunState, engine: BatchedEngine, pool: WorkerPool,
              publisher: PublisherSets, task: int, store: TaskStore | None,
              round_fields: tuple[str, ...]) -> None:
     """Select, train (or read the task from ``store``), pay and update reputations for task
     ``task``; append its record (with the rounds' ``round_fields``)."""
-    config = run.config
-    bids = draw_bids(config, task)
-    allocation = select(config, task, bids, run.ledger.Re)
-    winners = allocation.winners
+    bids, allocation, inputs = next_task(run, pool, task)
     result = None
-    if winners.size:
-        workers, submit = for_task(config.attacks, pool, winners, task,
-                                   seed_sequence(config.seed, _ATTACK))
-        seed = task_seed(config, task)
-        initial = None if config.fresh_model else run.params
-
+    if inputs is not None:
         def train() -> TaskResult:
-            return run_task(engine, workers, publisher, seed=seed, options=config.task,
-                            initial_params=initial, submit=submit)
+            return run_tasks(engine, [inputs], publisher, options=run.config.task)[0]
 
-        if store is None or submit is not None:
+        if store is None or inputs.submit is not None:
             result = train()
         else:
-            key = task_key(engine, workers, publisher, seed, config.task, initial)
+            key = task_key(engine, inputs.workers, publisher, inputs.seed, run.config.task,
+                           inputs.initial_params)
             result = store.get_or_run(key, train)
     run.settle(task, bids, allocation, result, round_fields)
 

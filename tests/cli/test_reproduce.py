@@ -49,19 +49,12 @@ def test_reproduce_tables_runs_all_five_mechanisms_in_parallel(data_root, tmp_pa
 
 
 def test_reproduce_tables_trains_the_tasks_of_ours_and_rrafl_once(data_root, tmp_path,
-                                                                   monkeypatch):
-    trained, run_task = [], multitask.run_task
-
-    def counted(*args, **kwargs):
-        trained.append(1)
-        return run_task(*args, **kwargs)
-
-    monkeypatch.setattr(multitask, "run_task", counted)
+                                                                   trained_tasks):
     assert main(["reproduce", "tables", "--dataset", "mnist", "--fast", "--device", "cpu",
                  "--out", str(tmp_path), "--jobs", "1", "--mechanisms", "rrafl", "ours"]) == 0
     stored = {m: json.loads((tmp_path / f"tables_mnist_{m}_fast.json").read_text())["records"]
               for m in ("ours", "rrafl")}
-    assert len(trained) == sum(1 for record in stored["ours"] if record["winners"])
+    assert len(trained_tasks) == sum(1 for record in stored["ours"] if record["winners"])
     alone = MultiTaskConfig(dataset="mnist", mechanism="rrafl", device="cpu").fast().run()
     assert json.dumps(stored["rrafl"]) == json.dumps(list(alone.records))
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from fedlib.experiments import multitask, task_store
+from fedlib.experiments import task_store
 from fedlib.experiments.grid import run_many
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.experiments.task_store import TaskStore, task_key
@@ -46,18 +46,11 @@ def test_a_run_with_other_winners_trains_its_own_tasks(data_root, tmp_path):
     assert _json(shared.records) == _json(run_multitask(greedy).records)
 
 
-def test_run_many_shares_tasks_without_changing_records(data_root, monkeypatch):
-    trained, run_task = [], multitask.run_task
-
-    def counted(*args, **kwargs):
-        trained.append(1)
-        return run_task(*args, **kwargs)
-
+def test_run_many_shares_tasks_without_changing_records(data_root, monkeypatch, trained_tasks):
     configs = [TINY, replace(TINY, mechanism="rrafl")]
-    monkeypatch.setattr(multitask, "run_task", counted)
     together = run_many(configs)  # one job: in this process, so counted
     # the RRAFL run read its tasks: only ours' were trained
-    assert len(trained) == sum(1 for record in together[0].records if record["winners"])
+    assert len(trained_tasks) == sum(1 for record in together[0].records if record["winners"])
     monkeypatch.undo()
     for config, run in zip(configs, together, strict=True):
         assert _json(run.records) == _json(run_multitask(config).records)

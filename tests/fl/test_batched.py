@@ -61,3 +61,15 @@ def test_every_timed_block_size_gives_the_same_float32_first_stage() -> None:
                for block in batched.SHARED_BLOCK_CANDIDATES]
     assert batched.STAGE1_BLOCK_BYTES in batched.SHARED_BLOCK_CANDIDATES
     assert all(torch.equal(out, outputs[0]) for out in outputs[1:])
+
+
+
+def test_loo_averages_of_groups_by_hand() -> None:
+    a = torch.tensor([1.0, 2.0, 3.0, 10.0, 20.0, 7.0])
+    # groups [1, 2, 3] | [10, 20] | [7]: each one's leave-one-out means, then its mean
+    out = batched.with_loo_averages(a, 0, True, (3, 2, 1))
+    expected = [1, 2, 3, 10, 20, 7, 2.5, 2, 1.5, 2, 20, 10, 15]
+    assert torch.equal(out[:-2], torch.tensor(expected, dtype=a.dtype))
+    assert torch.isnan(out[-2]) and out[-1] == 7.0
+    assert torch.equal(batched.with_loo_averages(a, 0, False, (6,)),
+                       batched.with_loo_averages(a, 0, False))

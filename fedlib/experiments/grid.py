@@ -8,6 +8,9 @@ that mixes in :class:`Grid` and says how each point changes ``base``. :class:`Gr
 the rest of the :class:`~fedlib.experiments.registry.Experiment` protocol: storage, names,
 runs in parallel processes with checkpoints, recomputation and the command line.
 
+:func:`run_many` runs multi-task configurations in parallel processes; :func:`run_lockstep`
+runs them in step in one process, each task of all of them as one stack (for a GPU).
+
 A grid's stored records are task-major (:func:`task_major`):
 record ``t`` holds task ``t`` of every run, so verifying a file's first records recomputes the
 first tasks of every run.

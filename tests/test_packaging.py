@@ -15,6 +15,9 @@ import pytest
 import fedlib
 
 ROOT = Path(__file__).resolve().parents[1]
+#: One worker for the whole module: the ``dist`` fixture builds in the checkout itself (setuptools
+#: stages the sdist in ``ROOT``), and two workers building at once delete each other's files.
+pytestmark = pytest.mark.xdist_group("distribution")
 
 
 def _run(*args: str | Path, cwd: Path = ROOT) -> str:

@@ -225,15 +225,14 @@ class BatchedLeNet:
         images (:data:`PATCH_BLOCK_BYTES`), ordered by position in the pooling window, so that
         each of the four views the pooling compares is one contiguous block. Then, block by
         block (of ``block_bytes`` of conv1 maps; by default :meth:`shared_block_bytes` on a
-        CPU), one product of the patches with all k * 6 filters is pooled and rectified
-        straight into the channels-last result: a few kernel calls per block and no copy of
-        the feature maps.
+        CPU), one product of the patches with all k * 6 filters is pooled (one maximum over
+        the four window positions) and rectified straight into the channels-last result: three
+        kernel calls per block and no copy of the feature maps.
         """
         k = p["conv1.weight"].shape[0]
         weight = p["conv1.weight"].reshape(k * 6, 25).t()
         bias = p["conv1.bias"].reshape(-1)
-        out = torch.empty(len(x), 6 * k, 14, 14, dtype=x.dtype, device=x.device,
-                          memory_format=torch.channels_last)
+        out = torch.empty(len(x), 14 * 14, 6 * k, dtype=x.dtype, device=x.device)
         if block_bytes is None:
             cpu = x.device.type == "cpu"
             block_bytes = cls.shared_block_bytes() if cpu else STAGE1_BLOCK_BYTES
@@ -248,12 +247,10 @@ class BatchedLeNet:
             for offset in range(0, len(xs), step):
                 rows = patches[offset : offset + step]
                 y = torch.addmm(bias, rows.reshape(-1, 25), weight)
-                y = y.view(len(rows), 2, 2, 14, 14, 6 * k).permute(0, 5, 1, 2, 3, 4)
-                a, b, c, d = _corners(y)
                 pooled = out[start + offset : start + offset + len(rows)]
-                torch.maximum(torch.maximum(a, b), torch.maximum(c, d), out=pooled)
+                torch.amax(y.view(len(rows), 4, 14 * 14, 6 * k), 1, out=pooled)
                 pooled.relu_()
-        return out
+        return out.view(len(x), 14, 14, 6 * k).permute(0, 3, 1, 2)
 
     @classmethod
     def first_own(cls, p: Stacked, x: Tensor) -> Tensor:

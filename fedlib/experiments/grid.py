@@ -166,9 +166,10 @@ def run_lockstep(configs: Sequence[MultiTaskConfig], *,
                 key = object() if inputs.submit is not None else task_key(
                     engine, inputs.workers, publisher, inputs.seed, first.task,
                     inputs.initial_params)
-                slots.append(position.setdefault(key, len(stack)))
-                if slots[-1] == len(stack):
+                if key not in position:
+                    position[key] = len(stack)
                     stack.append(inputs)
+                slots.append(position[key])
             results = run_tasks(engine, stack, publisher, options=first.task) if stack else []
             for run, (bids, allocation, _), slot in zip(active, chosen, slots, strict=True):
                 run.settle(task, bids, allocation, None if slot is None else results[slot],

@@ -418,12 +418,12 @@ class BatchedEngine:
             if loo:
                 losses += nll[-aggregates:].sum(1)
         losses /= len(labels)
-        groups, first = [], 0
+        groups, first, row = [], 0, 0  # first: the group's first model; row: its first loss
         for size in sizes:
-            own = losses[first + len(groups) : first + len(groups) + size + 1]
+            own = losses[row : row + size + 1]  # its leave-one-out losses, then its mean's
             groups.append((p[first : first + size], float(own[-1]) if loo else float("nan"),
                            own[:size]))
-            first += size
+            first, row = first + size, row + size + 1
         return groups
 
     def _score(self, models: Stacked, k: int, stages: Iterable[Tensor],

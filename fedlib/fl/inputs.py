@@ -84,9 +84,11 @@ class EngineInputs:
         return {key: value.to(self.device) for key, value in params.items()}, k
 
     def starts(self, params: Params, k: int) -> Params:
-        """The k workers' starting models: one model repeated (a view), or k stacked ones."""
-        first = params.get(next(iter(self.shapes))) if isinstance(params, dict) else None
-        if first is not None and first.dim() == len(self.shapes[next(iter(self.shapes))]) + 1:
+        """The k workers' starting models: one model repeated (a view), or k stacked ones (told
+        apart by the number of dimensions of the first parameter)."""
+        key, shape = next(iter(self.shapes.items()))
+        value = params.get(key) if isinstance(params, dict) else None
+        if isinstance(value, Tensor) and value.dim() == len(shape) + 1:
             stacked, rows = self.params(params, "global_params", stacked=True)
             if rows != k:
                 raise ValueError(f"global_params must hold one model or one per worker "

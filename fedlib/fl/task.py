@@ -374,6 +374,11 @@ def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSet
                      options=options, local_accuracy=local_accuracy)[0]
 
 
+def _joined(tensors: list[torch.Tensor]) -> torch.Tensor:
+    """The tasks' tensors concatenated along the workers (one task's as it is, not copied)."""
+    return tensors[0] if len(tensors) == 1 else torch.cat(tensors)
+
+
 def run_tasks(engine: BatchedEngine, tasks: Sequence[TaskInputs], publisher: PublisherSets, *,
               options: TaskOptions | None = None,
               local_accuracy: bool = False) -> list[TaskResult]:
@@ -420,9 +425,8 @@ def run_tasks(engine: BatchedEngine, tasks: Sequence[TaskInputs], publisher: Pub
     generators = [torch_generator(task.seed) for task in tasks]
     params = [engine.init_params(generator) if task.initial_params is None
               else task.initial_params for task, generator in zip(tasks, generators, strict=True)]
-    x = preprocess(torch.cat([task.workers.images for task in tasks]) if len(tasks) > 1
-                   else tasks[0].workers.images, engine.device, engine.dtype)
-    y = torch.cat([task.workers.labels for task in tasks]).to(engine.device)
+    x = preprocess(_joined([task.workers.images for task in tasks]), engine.device, engine.dtype)
+    y = _joined([task.workers.labels for task in tasks]).to(engine.device)
     bounds = np.cumsum([0, *sizes])
     validation, test = publisher_tensors(engine, publisher)
     records: list[list[RoundRecord]] = [[] for _ in tasks]

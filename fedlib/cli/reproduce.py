@@ -1,7 +1,7 @@
 """``python -m fedlib reproduce``: the paper's experiments from the command line.
 
 ``python -m fedlib reproduce KIND [--dataset {mnist,fashion,both}] [--fast] [--out DIR]
-[--device auto|cpu|cuda] [--jobs N] [--budget B] [--seed S] [--mechanisms NAME ...]
+[--device auto|cpu|cuda] [--jobs N] [--budget B] [--seeds S ...] [--mechanisms NAME ...]
 [--carry-model]``, or ``python -m fedlib reproduce --config results/NAME.json [--out DIR]``
 
 KIND is a registered experiment (:mod:`fedlib.experiments.registry`):
@@ -20,9 +20,13 @@ KIND is a registered experiment (:mod:`fedlib.experiments.registry`):
   ours under one changed setting at a time (default dataset: fashion).
 
 Each configuration the flags give is run and saved as ``<out>/<name>.json``; ``--jobs``
-processes share the configurations, or the runs of one grid. Runs checkpoint under
-``<out>/.checkpoints/`` and share finished tasks (:mod:`fedlib.experiments.task_store`), so a
-restarted command resumes, and keeps results already saved with the same configuration.
+processes share the configurations, or the runs of one grid. ``--seeds`` (``--seed``) runs every
+configuration once per seed, one file per seed (``_s<seed>`` ends the name of every seed but
+0): ``--seeds 0-9`` or ``--seeds 0 3 5``; a seed draws everything random in a run (the workers'
+data and label noise, the validation and test sets, bids, batch orders and initial models).
+Runs checkpoint under ``<out>/.checkpoints/`` and share finished tasks
+(:mod:`fedlib.experiments.task_store`), so a restarted command resumes, and keeps results
+already saved with the same configuration.
 
 ``--config FILE`` replays: it reruns exactly the configuration stored in ``FILE`` (any stored
 result, including configurations the flags cannot express) on the device it names, saves it
@@ -56,7 +60,7 @@ from fedlib.storage import comparison, results
 
 #: The flag that sets each field of :class:`~fedlib.experiments.registry.Options`.
 FLAGS = {"datasets": "--dataset", "mechanisms": "--mechanisms", "budget": "--budget",
-         "carry_model": "--carry-model", "seed": "--seed", "fast": "--fast"}
+         "carry_model": "--carry-model", "seed": "--seeds", "fast": "--fast"}
 
 
 def at_least(cast: Callable[[str], float], minimum: float,
@@ -75,6 +79,20 @@ def at_least(cast: Callable[[str], float], minimum: float,
         return value
 
     return parse
+
+
+def seed_list(text: str) -> list[int]:
+    """An argparse type: one seed (``3``) or an inclusive range (``0-9``) of seeds >= 0."""
+    first, dash, last = text.partition("-")
+    try:
+        low, high = int(first), int(last if dash else first)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a seed (an integer >= 0) or a range such as "
+                                         f"0-9, got {text!r}") from None
+    if low < 0 or high < low:
+        raise argparse.ArgumentTypeError(f"must be seeds >= 0, a range low-high with low <= "
+                                         f"high, got {text!r}")
+    return list(range(low, high + 1))
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -104,24 +122,33 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--carry-model", action="store_true",
                      help="tables: start each task from the previous task's global model "
                           "(default: a fresh model per task)")
-    sub.add_argument("--seed", type=at_least(int, 0), default=0, help="experiment seed")
+    sub.add_argument("--seeds", "--seed", dest="seeds", nargs="+", type=seed_list,
+                     default=None, metavar="S",
+                     help="experiment seeds: one file per seed; S is a seed or a range such as "
+                          "0-9 (default: 0)")
     sub.set_defaults(func=_reproduce, parser=sub)
 
 
-def _options(args: argparse.Namespace, kind: type[registry.Experiment]) -> Options:
-    """The options of ``args`` for experiment ``kind``; a usage error names a flag the
-    experiment does not take."""
+def _seeds(args: argparse.Namespace) -> list[int]:
+    """The seeds ``--seeds`` names, each once, in the order given (default: seed 0)."""
+    given = [seed for group in args.seeds or [[0]] for seed in group]
+    return list(dict.fromkeys(given))
+
+
+def _options(args: argparse.Namespace, kind: type[registry.Experiment]) -> list[Options]:
+    """The options of ``args`` for experiment ``kind``, one per seed; a usage error names a
+    flag the experiment does not take."""
     given = {"datasets": args.dataset is not None, "mechanisms": args.mechanisms is not None,
              "budget": args.budget is not None, "carry_model": args.carry_model,
-             "seed": args.seed != 0, "fast": args.fast}
+             "seed": _seeds(args) != [0], "fast": args.fast}
     unused = [FLAGS[name] for name, set_ in given.items() if set_ and name not in kind.accepts]
     if unused:
         args.parser.error(f"reproduce {kind.kind} does not take {', '.join(unused)}")
     datasets = (kind.default_datasets if args.dataset is None else
                 DATASETS if args.dataset == "both" else (args.dataset,))
-    return Options(datasets=tuple(datasets), mechanisms=tuple(args.mechanisms or ()),
-                   budget=args.budget, carry_model=args.carry_model, seed=args.seed,
-                   fast=args.fast, device=args.device)
+    return [Options(datasets=tuple(datasets), mechanisms=tuple(args.mechanisms or ()),
+                    budget=args.budget, carry_model=args.carry_model, seed=seed,
+                    fast=args.fast, device=args.device) for seed in _seeds(args)]
 
 
 def _job(state: dict[str, Any], out: str, task_store: str, jobs: int) -> str:
@@ -148,9 +175,15 @@ def _job(state: dict[str, Any], out: str, task_store: str, jobs: int) -> str:
 def _run(args: argparse.Namespace) -> int:
     kind = registry.experiments()[args.experiment]
     try:
-        configs = kind.command_configs(_options(args, kind))
+        configs = [config for options in _options(args, kind)
+                   for config in kind.command_configs(options)]
     except ValueError as error:  # a value the configuration rejects
         args.parser.error(str(error))
+    # Each experiment orders its own configurations (RRAFL after ours); across seeds, each
+    # position of that order runs for every seed before the next position starts.
+    per_seed = len(configs) // len(_seeds(args))
+    configs = [config for _, config in sorted(enumerate(configs),
+                                              key=lambda pair: pair[0] % per_seed)]
     # The configurations share the processes; what is left over goes to each run's own runs.
     outer = min(args.jobs, len(configs))
     with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as store:

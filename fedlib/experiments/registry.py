@@ -68,7 +68,7 @@ class Options:
     carry_model : bool
         ``--carry-model``: start each task from the previous task's global model.
     seed : int
-        ``--seed``.
+        One seed of ``--seeds`` (the command builds one Options per seed).
     fast : bool
         ``--fast``: the smoke-sized version.
     device : str
@@ -94,7 +94,7 @@ class Options:
         if self.carry_model:
             flags.append("--carry-model")
         if self.seed != 0:
-            flags.append(f"--seed {self.seed}")
+            flags.append(f"--seeds {self.seed}")
         return [*flags, "--fast"] if self.fast else flags
 
 

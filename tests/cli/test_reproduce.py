@@ -90,12 +90,14 @@ def test_reproduce_mechanisms_stores_verifiable_sweeps(tmp_path):
     (["tables", "--budget", "-5"], "argument --budget: must be above 0, got -5"),
     (["tables", "--budget", "inf"], "argument --budget: must be above 0, got inf"),
     (["tables", "--budget", "lots"], "argument --budget: must be a number above 0, got 'lots'"),
-    (["tables", "--seed", "-1"], "argument --seed: must be at least 0, got -1"),
+    (["tables", "--seeds", "-1"], "argument --seeds/--seed: must be a seed"),
+    (["tables", "--seeds", "5-2"], "low <= high, got '5-2'"),
+    (["tables", "--seeds", "x"], "must be a seed (an integer >= 0) or a range such as 0-9"),
     (["tables", "--mechanisms", "ours", "magic"], "invalid choice: 'magic'"),
     (["mechanisms", "--dataset", "mnist"], "reproduce mechanisms does not take --dataset"),
     (["budgets", "--carry-model", "--budget", "40"],
      "reproduce budgets does not take --budget, --carry-model"),
-    (["contribution", "--seed", "3"], "reproduce contribution does not take --seed"),
+    (["contribution", "--seed", "3"], "reproduce contribution does not take --seeds"),
 ])
 def test_reproduce_rejects_bad_arguments(words, message, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:

@@ -156,5 +156,5 @@ def test_result_names_and_command_flags():
     fast = replace(paper, budget=40.0, seed=3, fresh_model=False).fast()
     assert fast.result_name() == "tables_fashion_rrafl_b40_carried_s3_fast"
     assert registry.command_flags(fast) == ["--dataset fashion", "--mechanisms rrafl",
-                                            "--budget 40", "--carry-model", "--seed 3", "--fast"]
+                                            "--budget 40", "--carry-model", "--seeds 3", "--fast"]
     assert registry.command_flags(TINY) is None

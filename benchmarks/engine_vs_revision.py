@@ -4,7 +4,9 @@ Loads ``fedlib/fl/batched.py`` as it was at ``--rev`` into a module of its own, 
 round of the batched engine (``train_local`` and ``probs_and_loo_losses``, the shapes of
 ``round_speed.py``) with each version's network, interleaved, and prints the medians, the
 median ratio of the revision's time to this tree's in the same repeat (above 1: this tree is
-faster) and whether the two versions give the same numbers bit for bit.
+faster) and whether the two versions give the same numbers bit for bit. The revision's
+``batched.py`` must import only what this tree still has (revisions from before the per-machine
+kernel choices were removed import ``fedlib.fl.tuning`` and do not load).
 
 Usage::
 
@@ -25,8 +27,8 @@ from pathlib import Path
 import torch
 from round_speed import round_inputs
 
-from fedlib.fl import tuning
 from fedlib.fl.batched import BATCHED_NETS
+from fedlib.storage.environment import describe, fingerprint
 
 
 def batched_at(rev: str):
@@ -54,7 +56,8 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     old = batched_at(args.rev)
-    print(f"machine: {tuning.machine_key()}; this tree against {args.rev}")
+    print(f"machine: {describe(fingerprint('cpu', torch.get_num_threads()))}; "
+          f"this tree against {args.rev}")
     for model in args.models.split(","):
         engine, theta, images, labels, val_images, val_labels, orders = round_inputs(
             model, args.k, torch.device("cpu"))

@@ -37,12 +37,13 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from fedlib.fl import reference, tuning
+from fedlib.fl import reference
 from fedlib.fl.batched import Stacked
 from fedlib.fl.device import resolve_device
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.inputs import batch_orders
 from fedlib.fl.models import make_model
+from fedlib.storage.environment import describe, fingerprint
 
 TRAIN_SAMPLES = 1000
 VALIDATION_SAMPLES = 5000
@@ -247,7 +248,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     load_start = _load()
     ceiling = matmul_ceiling(device)
     if not args.json:
-        print(f"machine: {tuning.machine_key()}")
+        print(f"machine: {describe(fingerprint('cpu', torch.get_num_threads()))}")
         print(
             f"fp32 matmul ceiling {ceiling:.1f} GFLOP/s on {device} "
             f"({torch.get_num_threads()} threads)",

@@ -25,14 +25,12 @@ Here is how it represents them and runs them:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 import torch
 from torch import Tensor
 from torch.nn import functional as F
 
-from fedlib.fl import tuning
 from fedlib.fl.models import IMAGE_SHAPE
 
 #: One model's parameters, keyed by the ``nn.Module``'s ``state_dict`` names.
@@ -41,13 +39,10 @@ Params = dict[str, Tensor]
 Stacked = dict[str, Tensor]
 
 #: On a CPU, LeNet's first stage runs in blocks of images whose conv1 feature maps (before the
-#: pooling shrinks them fourfold) take about this many bytes, so that they stay in cache. On
-#: shared images this is the default of a choice made per machine (:mod:`fedlib.fl.tuning`)
-#: among :data:`SHARED_BLOCK_CANDIDATES`; in training (where a block changes how the weight
-#: gradient is summed) it is fixed.
+#: pooling shrinks them fourfold) take about this many bytes, so that they stay in cache (on
+#: shared images, 0.5, 1, 4 and 8 MiB took 1.02-1.63x as long on both AMD EPYC kinds timed:
+#: ``benchmarks/recorded/README.md``).
 STAGE1_BLOCK_BYTES = 2 << 20
-#: The block sizes timed for the first stage on shared images.
-SHARED_BLOCK_CANDIDATES = (512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20)
 #: On a CPU, the 5x5 patches of shared images (25 floats per pixel, whatever the number of
 #: models) are unfolded for about this many bytes of patches at a time.
 PATCH_BLOCK_BYTES = 8 << 20
@@ -204,39 +199,31 @@ class BatchedLeNet:
         return F.relu(_pool(y))
 
     @staticmethod
-    def _block_images(x: Tensor, maps: int, images: int, block_bytes: int) -> int:
+    def _block_images(x: Tensor, maps: int, images: int) -> int:
         """Images per block (of the ``images`` in ``x``) such that their ``maps`` conv1 maps
-        (28 x 28 each) fit ``block_bytes`` on a CPU; all of them elsewhere."""
+        (28 x 28 each) fit :data:`STAGE1_BLOCK_BYTES` on a CPU; all of them elsewhere."""
         if x.device.type != "cpu":
             return max(1, images)
         per_image = maps * IMAGE_SHAPE[0] * IMAGE_SHAPE[1] * x.element_size()
-        return max(1, block_bytes // per_image)
-
-    @staticmethod
-    def shared_block_bytes() -> int:
-        """This machine's block size for :meth:`first_shared` (:data:`TUNED_CHOICES`)."""
-        return tuning.choice(SHARED_BLOCK, *TUNED_CHOICES[SHARED_BLOCK])
+        return max(1, STAGE1_BLOCK_BYTES // per_image)
 
     @classmethod
-    def first_shared(cls, p: Stacked, x: Tensor, block_bytes: int | None = None) -> Tensor:
+    def first_shared(cls, p: Stacked, x: Tensor) -> Tensor:
         """First-stage outputs (c, 6k, 14, 14) of k models on shared images (c, 28, 28).
 
         The 5x5 patches do not depend on the models: they are unfolded once for a run of
         images (:data:`PATCH_BLOCK_BYTES`), ordered by position in the pooling window, so that
         each of the four views the pooling compares is one contiguous block. Then, block by
-        block (of ``block_bytes`` of conv1 maps; by default :meth:`shared_block_bytes` on a
-        CPU), one product of the patches with all k * 6 filters is pooled (one maximum over
-        the four window positions) and rectified straight into the channels-last result: three
+        block (of :data:`STAGE1_BLOCK_BYTES` of conv1 maps on a CPU), one product of the
+        patches with all k * 6 filters is pooled (one maximum over the four window positions)
+        and rectified straight into the channels-last result: three
         kernel calls per block and no copy of the feature maps.
         """
         k = p["conv1.weight"].shape[0]
         weight = p["conv1.weight"].reshape(k * 6, 25).t()
         bias = p["conv1.bias"].reshape(-1)
         out = torch.empty(len(x), 14 * 14, 6 * k, dtype=x.dtype, device=x.device)
-        if block_bytes is None:
-            cpu = x.device.type == "cpu"
-            block_bytes = cls.shared_block_bytes() if cpu else STAGE1_BLOCK_BYTES
-        step = cls._block_images(x, 6 * k, len(x), block_bytes)
+        step = cls._block_images(x, 6 * k, len(x))
         patch_bytes = IMAGE_SHAPE[0] * IMAGE_SHAPE[1] * 25 * x.element_size()
         run = max(step, PATCH_BLOCK_BYTES // patch_bytes // step * step)
         for start in range(0, len(x), run):
@@ -260,7 +247,7 @@ class BatchedLeNet:
         w = p["conv1.weight"].reshape(k * 6, 1, 5, 5)
         bias = p["conv1.bias"].reshape(-1)
         stages = []
-        for xs in x.split(cls._block_images(x, 6 * k, x.shape[1], STAGE1_BLOCK_BYTES), dim=1):
+        for xs in x.split(cls._block_images(x, 6 * k, x.shape[1]), dim=1):
             xs = xs.transpose(0, 1).contiguous(memory_format=torch.channels_last)
             y = F.conv2d(xs, w, bias, padding=2, groups=k)
             stages.append(cls._stage1(_split_windows(y)))
@@ -276,27 +263,6 @@ class BatchedLeNet:
         h = F.relu(_pool(_split_windows(h))).reshape(c, k, 400).transpose(0, 1)
         h = F.relu(_linear(p, "fc2", F.relu(_linear(p, "fc1", h))))
         return _linear(p, "fc3", h)
-
-
-@functools.cache
-def shared_block_workload() -> tuple[Stacked, Tensor]:
-    """Random conv1 parameters of 41 models and 96 images: the shapes of one evaluation chunk
-    at k = 20 (2k + 1 models), on which :data:`SHARED_BLOCK` is timed."""
-    gen = torch.Generator().manual_seed(0)
-    p = {"conv1.weight": torch.randn(41, 6, 1, 5, 5, generator=gen),
-         "conv1.bias": torch.randn(41, 6, generator=gen)}
-    return p, torch.randn(96, *IMAGE_SHAPE, generator=gen)
-
-
-def _time_shared_block(block_bytes: int) -> Tensor:
-    return BatchedLeNet.first_shared(*shared_block_workload(), block_bytes=block_bytes)
-
-
-#: The block size of LeNet's first stage on shared images, chosen per machine.
-SHARED_BLOCK = "lenet.shared_block_bytes"
-#: Every choice made per machine (:func:`fedlib.fl.tuning.choice`): its name, then its
-#: candidates, default and workload.
-TUNED_CHOICES = {SHARED_BLOCK: (SHARED_BLOCK_CANDIDATES, STAGE1_BLOCK_BYTES, _time_shared_block)}
 
 
 BATCHED_NETS: dict[str, type[BatchedMLP] | type[BatchedLeNet]] = {

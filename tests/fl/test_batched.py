@@ -42,7 +42,7 @@ def test_lenet_first_stages_equal_conv_pool_relu_per_model_across_blocks(monkeyp
     for block, patches in ((1, 1), (2 * map_bytes, 3 * 28 * 28 * 25 * 8), (1 << 40, 1 << 40)):
         monkeypatch.setattr(batched, "STAGE1_BLOCK_BYTES", block)
         monkeypatch.setattr(batched, "PATCH_BLOCK_BYTES", patches)
-        first_shared = batched.BatchedLeNet.first_shared(p, shared, block_bytes=block)
+        first_shared = batched.BatchedLeNet.first_shared(p, shared)
         first_own = batched.BatchedLeNet.first_own(p, own)
         for i in range(k):
             models = slice(6 * i, 6 * i + 6)
@@ -51,17 +51,6 @@ def test_lenet_first_stages_equal_conv_pool_relu_per_model_across_blocks(monkeyp
         assert first_shared.is_contiguous(memory_format=torch.channels_last)
         outputs.append(first_shared)
     assert all(torch.equal(out, outputs[0]) for out in outputs)
-
-
-def test_every_timed_block_size_gives_the_same_float32_first_stage() -> None:
-    """The per-machine choice of :mod:`fedlib.fl.tuning` is free only if no candidate changes
-    a number: on this machine's kernels, in float32, at the shapes it is timed on."""
-    p, x = batched.shared_block_workload()
-    outputs = [batched.BatchedLeNet.first_shared(p, x, block_bytes=block)
-               for block in batched.SHARED_BLOCK_CANDIDATES]
-    assert batched.STAGE1_BLOCK_BYTES in batched.SHARED_BLOCK_CANDIDATES
-    assert all(torch.equal(out, outputs[0]) for out in outputs[1:])
-
 
 
 def test_loo_averages_of_groups_by_hand() -> None:

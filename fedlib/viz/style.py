@@ -1,14 +1,10 @@
-"""The look of :mod:`fedlib.viz`: the font size, the colour palettes and the controls' layout.
+"""The look of :mod:`fedlib.viz`: the font size and the colour palettes.
 
-Every figure and explorer takes its colours and sizes from here, so that a mechanism, a
-data-accuracy group or a behaviour has the same colour in every chapter.
+Every figure takes its colours and sizes from here, so that a mechanism, a data-accuracy group
+or a behaviour has the same colour in every chapter.
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-import ipywidgets as widgets
 
 #: Font size of axis labels (titles one or two points larger, ticks one smaller).
 FONT = 12
@@ -49,11 +45,6 @@ EX_ANTE, EX_POST, COST = "#8ab17d", "#287271", "#6c757d"
 #: Colour of the critical values in Algorithm 1's figures (rho*, the critical bid).
 CRITICAL = "#d62828"
 
-#: Width of a control alone on its row, of one of two side by side, and of a matrix cell.
-WIDE, NARROW, CELL = "680px", "340px", "72px"
-#: Width of a control's description, and of a long one.
-LABEL, LONG_LABEL = "120px", "190px"
-
 
 def mechanism_style(name: str) -> tuple[str, str, str, float]:
     """(colour, marker, line style, line width) of the mechanism ``name``."""
@@ -64,7 +55,3 @@ def group_color(dacc: float) -> str:
     """The colour of the data-accuracy group ``dacc``."""
     return GROUP_COLORS.get(float(dacc), NEUTRAL)
 
-
-def control_style(width: str = NARROW, label: str = LABEL) -> dict[str, Any]:
-    """Keyword arguments of an ipywidgets control: its width and its description's width."""
-    return {"layout": widgets.Layout(width=width), "style": {"description_width": label}}

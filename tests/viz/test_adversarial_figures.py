@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from fedlib.experiments.adversarial import group_summary
 from fedlib.fl.attacks import Attack
 from fedlib.viz import adversarial as viz
-from fedlib.viz.adversarial_widgets import AttackExplorer
+from fedlib.viz.explorers.adversarial import AttackExplorer
 
 SMALL = dict(n_samples=100, n_val=200, n_test=200, rounds=2)
 
@@ -33,13 +33,13 @@ def test_figures_and_summary(fast):
 
 def test_explorer_reacts_to_its_controls(data_root):
     explorer = AttackExplorer(**SMALL)
-    assert explorer.figure is not None and explorer.result.outcome.attack.kind == "free_rider"
+    assert explorer.figure is not None and explorer.result.attack.kind == "free_rider"
     explorer.kind.value = "label_flip"
     explorer.strength.value = 0.5
     result = explorer.result
-    assert result.outcome.attack == Attack("label_flip", (0,), 0.5)
+    assert result.attack == Attack("label_flip", (0,), 0.5)
     assert "share of the labels" in explorer.meaning.value
     explorer.kind.value = "quality_drop"
     explorer.strength.value = 0.0
-    assert explorer.result.outcome is None and "data accuracy in (0, 1]" in explorer.result.error
-    assert explorer.figure is None
+    assert explorer.result is None and "data accuracy in (0, 1]" in explorer.error
+    assert explorer.figure is None and "data accuracy after the drop" in explorer.meaning.value

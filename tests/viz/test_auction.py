@@ -22,7 +22,8 @@ from fedlib.viz.auction import (
     selection_figure,
     utility_figure,
 )
-from fedlib.viz.auction_widgets import AuctionExplorer, UtilityExplorer
+from fedlib.viz.explorers import REFUSED
+from fedlib.viz.explorers.auction import AuctionExplorer, UtilityExplorer
 
 BIDS, RE, BUDGET, RE_REALISED = BOOK_AUCTION
 COUNTER = Instance(*THEOREM4)
@@ -138,12 +139,13 @@ def test_gain_ratio_and_scaling_figures():
 def test_auction_explorer_renders_and_reports():
     e = AuctionExplorer(BIDS, RE, RE_REALISED, BUDGET)
     r = e.result
-    assert r.error is None and r.winners == [0, 4, 2]
-    assert r.budget_used <= BUDGET + 1e-9 and r.budget_used_ex_ante <= BUDGET + 1e-9
+    assert e.error is None and r.auction.winners.tolist() == [0, 4, 2]
+    assert r.budget_used_ex_post <= BUDGET + 1e-9 and r.budget_used_ex_ante <= BUDGET + 1e-9
     assert r.honest[0] and r.dishonest[2] and r.dishonest[4]
-    assert r.utilities[2] < 0  # the dishonest worker 3 is paid below its bid
+    assert r.utility_ex_post[2] < 0  # the dishonest worker 3 is paid below its bid
     assert "dishonest" in e.summary.value and "Budget used" in e.summary.value
     assert e.widget.children[0] is e.budget
+    assert len(e.output.outputs) == 2  # the selection and the payments
 
 
 def test_auction_explorer_more_budget_selects_at_least_as_many_and_never_overspends():
@@ -152,8 +154,8 @@ def test_auction_explorer_more_budget_selects_at_least_as_many_and_never_overspe
     for budget in np.linspace(1, 80, 25):
         e.budget.value = float(budget)
         r = e.result
-        counts.append(len(r.winners))
-        assert r.budget_used <= e.budget.value * (1 + 1e-12)
+        counts.append(r.auction.k)
+        assert r.budget_used_ex_post <= e.budget.value * (1 + 1e-12)
         assert r.budget_used_ex_ante <= e.budget.value * (1 + 1e-12)
     assert counts == sorted(counts) and counts[0] < counts[-1] == len(BIDS)
 
@@ -162,20 +164,20 @@ def test_auction_explorer_edits_and_errors():
     e = AuctionExplorer(BIDS, RE, RE_REALISED, BUDGET)
     e.re.value = "1, 1, 1, 1, 1, 1"
     assert not e.result.dishonest.any()
-    assert np.allclose(e.result.payments.ex_post, e.result.auction.upper)
+    assert np.allclose(e.result.ex_post, e.result.auction.upper)
     e.bids.value = "1, 2, x"
-    assert e.result.error is not None and "Input error" in e.summary.value
+    assert e.result is None and "not a list of numbers" in e.error
+    assert e.output.outputs[0]["text"].startswith(REFUSED) and e.summary.value == ""
     e.bids.value = "1, 2"
-    assert "one number per worker" in e.result.error
+    assert "one number per worker" in e.error
     e.bids.value = ", ".join(str(b) for b in BIDS)
     e.Re.value = "-1, 1, 1, 1, 1, 1"
-    assert "non-negative" in e.result.error
+    assert "non-negative" in e.error
     e.Re.value = ", ".join(str(x) for x in RE)
-    assert e.result.error is None and len(e.result.winners) >= 1
-    assert not np.isnan(e.compute().budget_used)
+    assert e.error is None and e.result.auction.k >= 1
+    assert not np.isnan(e.compute().budget_used_ex_post)
     e.bids.value = ""
-    assert "at least one number" in e.result.error and np.isnan(e.result.budget_used)
-    assert e.result.winners == [] and e.result.utilities.size == 0
+    assert "at least one number" in e.error and e.result is None and e.figure is None
 
 
 def test_utility_explorer_dishonest_worker_gains_only_ex_post():

@@ -14,7 +14,8 @@ from fedlib.viz.contribution import (
     snapshot_figure,
     toy_figure,
 )
-from fedlib.viz.contribution_widgets import (
+from fedlib.viz.explorers import REFUSED
+from fedlib.viz.explorers.contribution import (
     TOY_P,
     TOY_WORKERS,
     ContributionExplorer,
@@ -106,19 +107,19 @@ def test_parse_accuracies() -> None:
 def test_contribution_explorer_headless(data_root) -> None:
     explorer = ContributionExplorer(n_workers=3, accuracies="1.0, 0.5, 0.1", warmup=1,
                                     n_samples=60, n_val=100, n_test=60)
-    first = explorer.result.round
+    first = explorer.result
     assert explorer.figure is not None and first.P.shape == (3, 100)
     np.testing.assert_array_equal(first.dacc, [1.0, 0.5, 0.1])
     np.testing.assert_allclose(first.weights, sample_weights(first.P))
     explorer.n_workers.value = 4  # only three accuracies given: refused with a message
-    assert explorer.result.round is None and "at least 4" in explorer.result.error
-    assert explorer.figure is None
+    assert explorer.result is None and "at least 4" in explorer.error
+    assert explorer.figure is None and REFUSED in explorer.output.outputs[0]["text"]
     explorer.accuracies.value = "1.0, 0.8, 0.6, 0.4"
-    assert explorer.result.round.P.shape == (4, 100)
+    assert explorer.result.P.shape == (4, 100) and explorer.error is None
     explorer.case.value = 2
-    second = explorer.result.round
+    second = explorer.result
     assert second.case == 2 and np.all(second.dacc == 1.0)
     explorer.case.value = 1
     explorer.n_workers.value = 3
     explorer.accuracies.value = "1.0, 0.5, 0.1"
-    assert explorer.result.round is first  # cached configuration
+    assert explorer.result is first  # cached configuration

@@ -10,13 +10,13 @@ from matplotlib.figure import Figure
 from fedlib.analysis.sweep_results import summarize
 from fedlib.experiments.auction_sweeps import SEVEN, budget_sweep, worker_sweep
 from fedlib.mechanism import MECHANISMS
+from fedlib.viz.explorers.mechanisms import MechanismExplorer
 from fedlib.viz.mechanisms import (
     READINGS,
     readings_figure,
     spending_figure,
     sweep_figure,
 )
-from fedlib.viz.mechanisms_widgets import MechanismExplorer
 from fedlib.viz.style import MECHANISM_STYLES
 
 
@@ -99,7 +99,7 @@ def test_mechanism_table_html():
 def test_explorer_draws_the_paper_setting_on_creation():
     explorer = MechanismExplorer(trials=3, points=3)
     view = explorer.result
-    assert view is not None and view.error is None
+    assert view is not None and explorer.error is None
     assert view.sweep.xs == (25.0, 137.5, 250.0)
     assert view.sweep.config.n_workers == 100
     assert view.sweep.config.distribution.is_paper is False  # rebuilt, same values
@@ -144,7 +144,7 @@ def test_explorer_leaves_gaps_where_a_mechanism_selects_nobody():
     explorer = MechanismExplorer(trials=2, points=2)
     explorer.Re_range.value = (0.0, 0.0)  # every Re = 0: infinite cost densities
     view = explorer.result
-    assert view.error is None and explorer.figure is not None
+    assert explorer.error is None and explorer.figure is not None
     r = view.sweep
     assert np.all(r.winners[r.index("ours")] == 0)
     assert np.all(np.isnan(view.summary.row("ours")))
@@ -156,7 +156,7 @@ def test_explorer_reports_an_impossible_setting():
     explorer.Re_range.value = (0.0, 0.5)
     explorer.bid_spread.max = 6.0
     explorer.bid_spread.value = 5.0  # bids from 5/3 - 2.5 < 0 at Re = 0
-    assert explorer.result.error is not None and explorer.figure is None
-    assert "Cannot run" in explorer.status.value
+    assert explorer.result is None and explorer.error and explorer.figure is None
+    assert explorer.summary.value == ""
     explorer.bid_spread.value = 2.0
-    assert explorer.result.error is None
+    assert explorer.error is None and "trials" in explorer.summary.value

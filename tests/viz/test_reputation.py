@@ -10,7 +10,8 @@ from fedlib.analysis.reputation_paths import one_bad_task, reputation_path, scri
 from fedlib.experiments.single_rounds import QualityExample
 from fedlib.mechanism import gompertz_trust
 from fedlib.viz import reputation as viz
-from fedlib.viz.reputation_widgets import ReputationSimulator, TrustExplorer, parse_sequence
+from fedlib.viz.explorers import REFUSED
+from fedlib.viz.explorers.reputation import ReputationSimulator, TrustExplorer, parse_sequence
 
 
 def _example() -> QualityExample:
@@ -66,36 +67,36 @@ def test_trust_explorer_follows_its_controls() -> None:
 
 def test_simulator_drop_costs_more_than_equal_rise() -> None:
     sim = ReputationSimulator()
-    assert sim.figure is not None and sim.result.path is not None
+    assert sim.figure is not None and sim.result is not None and sim.error is None
     sim.initial.value = 0.5
     sim.sequence.value = "0.7"
     assert sim.preset.value == "custom"
-    rise = sim.result.path.Re[-1] - 0.5
+    rise = sim.result.Re[-1] - 0.5
     sim.sequence.value = "0.3"
-    drop = 0.5 - sim.result.path.Re[-1]
+    drop = 0.5 - sim.result.Re[-1]
     assert rise > 0 and drop > rise
-    assert sim.result.path.n_minus.tolist() == [1] and sim.result.path.n_plus.tolist() == [0]
+    assert sim.result.n_minus.tolist() == [1] and sim.result.n_plus.tolist() == [0]
 
 
 def test_simulator_presets_and_parameters() -> None:
     sim = ReputationSimulator(preset="always good", n_tasks=8)
-    assert sim.result.path.re.tolist() == [0.9] * 8
+    assert sim.result.re.tolist() == [0.9] * 8
     sim.preset.value = "free-rider"
     assert sim.sequence.value.startswith("0.05") and sim.preset.value == "free-rider"
-    assert sim.result.path.Re[-1] == pytest.approx(0.05, abs=1e-3)
+    assert sim.result.Re[-1] == pytest.approx(0.05, abs=1e-3)
     sim.preset.value = "alternating"
-    alpha_paper = sim.result.path.alpha.copy()
+    alpha_paper = sim.result.alpha.copy()
     sim.beta2.value = 0.9  # g close to 1: streaks matter little
-    assert not np.allclose(sim.result.path.alpha, alpha_paper)
+    assert not np.allclose(sim.result.alpha, alpha_paper)
 
 
 def test_simulator_reports_bad_input() -> None:
     sim = ReputationSimulator()
     sim.sequence.value = "0.5, 1.5"
-    assert sim.result.path is None and "[0, 1]" in sim.result.error
-    assert sim.figure is None and "Cannot simulate" in sim.output.outputs[0]["text"]
+    assert sim.result is None and "[0, 1]" in sim.error
+    assert sim.figure is None and sim.output.outputs[0]["text"].startswith(REFUSED)
     sim.sequence.value = "0.5, 0.6"
-    assert sim.result.path is not None and len(sim.result.path) == 2
+    assert sim.result is not None and len(sim.result) == 2
 
 
 def test_parse_sequence() -> None:

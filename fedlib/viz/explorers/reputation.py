@@ -1,7 +1,6 @@
 """Explorers of the reputation chapter: trust from pass/fail counts, and a reputation simulator.
 
-Each explorer has ``.widget`` (display it), its controls as attributes and ``update()``, which
-recomputes, redraws and returns a plain result (see :mod:`fedlib.viz._explorer`).
+Both are :class:`~fedlib.viz.explorers.Explorer` objects and draw their default on creation.
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.figure import Figure
 
 from fedlib.analysis.reputation_paths import (
     SCRIPTS,
@@ -25,9 +25,9 @@ from fedlib.mechanism.reputation import (
     gompertz_trust,
     trust_input,
 )
-from fedlib.viz._explorer import Explorer, parse_numbers
+from fedlib.viz.explorers.base import Explorer
+from fedlib.viz.explorers.controls import WIDE, control_style, parse_numbers
 from fedlib.viz.reputation import path_figure, trust_point_figure
-from fedlib.viz.style import WIDE, control_style
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class TrustResult:
     trust: float
 
 
-class TrustExplorer(Explorer):
+class TrustExplorer(Explorer[TrustResult]):
     """Trust against theta and the pass/fail counts of one task.
 
     Controls: ``theta`` (weight of passes), ``n_pass`` and ``n_fail``.
@@ -57,25 +57,17 @@ class TrustExplorer(Explorer):
                                         description="passed checks", **control_style())
         self.n_fail = widgets.IntSlider(value=n_fail, min=0, max=max_count,
                                         description="failed checks", **control_style())
-        self._watch(self.theta, self.n_pass, self.n_fail)
-        self.widget = widgets.VBox([self.theta, self.n_pass, self.n_fail, self.output])
-        self.update()
+        self.watch(self.theta, self.n_pass, self.n_fail)
+        self.start(self.theta, self.n_pass, self.n_fail)
 
-    def update(self) -> TrustResult:
-        """Recompute x and trust for the controls' values and redraw."""
+    def compute(self) -> TrustResult:
+        """x and trust for the controls' values."""
         p, f, theta = int(self.n_pass.value), int(self.n_fail.value), float(self.theta.value)
-        self.result = TrustResult(p, f, theta, float(trust_input(p, f, theta)),
-                                  float(gompertz_trust(p, f, theta)))
-        self._show(trust_point_figure(p, f, theta, self.max_count))
-        return self.result
+        return TrustResult(p, f, theta, float(trust_input(p, f, theta)),
+                           float(gompertz_trust(p, f, theta)))
 
-
-@dataclass(frozen=True)
-class SimulationResult:
-    """What :class:`ReputationSimulator` shows: the path, or why the input was refused."""
-
-    path: ReputationPath | None
-    error: str = ""
+    def draw(self, result: TrustResult) -> list[Figure]:
+        return [trust_point_figure(result.n_pass, result.n_fail, result.theta, self.max_count)]
 
 
 def parse_sequence(text: str) -> np.ndarray:
@@ -96,7 +88,7 @@ def _format(values: np.ndarray) -> str:
     return ", ".join(f"{v:g}" for v in values)
 
 
-class ReputationSimulator(Explorer):
+class ReputationSimulator(Explorer[ReputationPath]):
     """Edit a worker's internal reputations task by task; see Re, alpha and the counters.
 
     Controls: ``preset`` (one of the scripted workers, or ``"custom"``), ``sequence`` (comma
@@ -119,16 +111,11 @@ class ReputationSimulator(Explorer):
                                          description="beta1", **control_style())
         self.beta2 = widgets.FloatSlider(value=BETA2, min=0.05, max=0.95, step=0.05,
                                          description="beta2", **control_style())
-        self._watch(self.preset, effect=self._load_preset)
-        self._watch(self.sequence, effect=self._mark_custom)
-        self._watch(self.initial, self.beta1, self.beta2)
-        self.widget = widgets.VBox([
-            widgets.HBox([self.preset, self.initial]),
-            self.sequence,
-            widgets.HBox([self.beta1, self.beta2]),
-            self.output,
-        ])
-        self.update()
+        self.watch(self.preset, effect=self._load_preset)
+        self.watch(self.sequence, effect=self._mark_custom)
+        self.watch(self.initial, self.beta1, self.beta2)
+        self.start(widgets.HBox([self.preset, self.initial]), self.sequence,
+                   widgets.HBox([self.beta1, self.beta2]))
 
     def _preset_text(self, preset: str) -> str:
         if preset == "custom":
@@ -142,18 +129,12 @@ class ReputationSimulator(Explorer):
     def _mark_custom(self, _sequence: str) -> None:
         self.preset.value = "custom"
 
-    def update(self) -> SimulationResult:
-        """Re-run Eqs. (7)-(13) over the sequence and redraw; a bad input shows why."""
-        try:
-            re = parse_sequence(self.sequence.value)
-        except ValueError as err:
-            self.result = SimulationResult(None, str(err))
-            self._show(message=f"Cannot simulate: {err}")
-            return self.result
-        path = reputation_path(re, float(self.initial.value), beta1=float(self.beta1.value),
-                               beta2=float(self.beta2.value))
-        self.result = SimulationResult(path)
-        final = (f"final Re = {path.Re[-1]:.4f} after {len(path)} tasks; "
-                 f"mean re = {path.re.mean():.4f}")
-        self._show(path_figure(path, f"Reputation over tasks ({final})"))
-        return self.result
+    def compute(self) -> ReputationPath:
+        """Eqs. (7)-(13) over the sequence."""
+        return reputation_path(parse_sequence(self.sequence.value), float(self.initial.value),
+                               beta1=float(self.beta1.value), beta2=float(self.beta2.value))
+
+    def draw(self, result: ReputationPath) -> list[Figure]:
+        final = (f"final Re = {result.Re[-1]:.4f} after {len(result)} tasks; "
+                 f"mean re = {result.re.mean():.4f}")
+        return [path_figure(result, f"Reputation over tasks ({final})")]

@@ -1,7 +1,6 @@
 """An explorer for Figure 4: vary the budget range, the workers and the trials, and redraw.
 
-The explorer has ``.widget`` (display it), its controls as attributes and ``update()``, which
-recomputes, redraws and returns a plain result (see :mod:`fedlib.viz._explorer`).
+It is an :class:`~fedlib.viz.explorers.Explorer` and draws its default on creation.
 """
 
 from __future__ import annotations
@@ -10,12 +9,19 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.figure import Figure
 
-from fedlib.analysis.sweep_results import Summary, SweepResult, budget_exceeded, summarize
+from fedlib.analysis.sweep_results import (
+    Per,
+    Summary,
+    SweepResult,
+    budget_exceeded,
+    summarize,
+)
 from fedlib.experiments.auction_sweeps import WorkerDistribution, budget_sweep
-from fedlib.viz._explorer import Explorer
+from fedlib.viz.explorers.base import Explorer
+from fedlib.viz.explorers.controls import control_style
 from fedlib.viz.mechanisms import sweep_figure
-from fedlib.viz.style import control_style
 
 
 @dataclass(frozen=True, eq=False)
@@ -24,27 +30,28 @@ class SweepView:
 
     Attributes
     ----------
-    sweep : SweepResult or None
-        The budget sweep (None if the controls described an impossible setting).
-    summary : Summary or None
+    sweep : SweepResult
+        The budget sweep.
+    reading : {"payment", "budget"}
+        The reading of the metric.
+    summary : Summary
         Medians and quartiles in the chosen reading.
     over_budget : dict
         Instances over budget per mechanism (all zero for the paper's mechanisms).
-    error : str or None
-        Why nothing was computed.
     """
 
-    sweep: SweepResult | None
-    summary: Summary | None
+    sweep: SweepResult
+    reading: Per
+    summary: Summary
     over_budget: dict[str, int]
-    error: str | None = None
 
 
-class MechanismExplorer(Explorer):
+class MechanismExplorer(Explorer[SweepView]):
     """Figure 4 with its knobs: budget range, number of workers, the workers' distribution
     (reputation range, bid spread, how far ``re`` strays from ``Re``), trials and the reading.
 
-    Every change reruns the sweep (:meth:`update`); the default figure is drawn on creation.
+    Every change reruns the sweep (a change of the reading alone reuses it); the default
+    figure is drawn on creation.
     """
 
     def __init__(self, budget_range: tuple[float, float] = (25.0, 250.0), points: int = 10,
@@ -75,21 +82,18 @@ class MechanismExplorer(Explorer):
             value="payment", description="reading", style=common["style"])
         self.seed = widgets.BoundedIntText(value=seed, min=0, max=2**31 - 1,
                                            description="seed", **control_style())
-        self.status = widgets.HTML()
-        self._watch(self.budget_range, self.points, self.n_workers, self.Re_range,
-                    self.bid_spread, self.re_noise, self.trials, self.reading, self.seed)
+        self.watch(self.budget_range, self.points, self.n_workers, self.Re_range,
+                   self.bid_spread, self.re_noise, self.trials, self.reading, self.seed)
         note = widgets.HTML(
             "<small>Workers: Re ~ U[Re range]; bid ~ U[10/3 Re + 5/3 -/+ spread/2] (the "
             "paper: spread 2); re ~ U[Re -/+ stray] clipped to [0, 1]. Defaults are the "
             "paper's.</small>")
-        self.widget = widgets.VBox([
-            widgets.HBox([widgets.VBox([self.budget_range, self.points, self.n_workers,
-                                        self.trials]),
-                          widgets.VBox([self.Re_range, self.bid_spread, self.re_noise,
-                                        self.seed])]),
-            self.reading, note, self.status, self.output])
         self._cache: tuple[tuple, SweepResult] | None = None
-        self.update()
+        self.start(widgets.HBox([widgets.VBox([self.budget_range, self.points, self.n_workers,
+                                               self.trials]),
+                                 widgets.VBox([self.Re_range, self.bid_spread, self.re_noise,
+                                               self.seed])]),
+                   self.reading, note)
 
     def distribution(self) -> WorkerDistribution:
         """The worker distribution the controls describe (raises ValueError if impossible)."""
@@ -103,27 +107,22 @@ class MechanismExplorer(Explorer):
         low, high = self.budget_range.value
         return tuple(float(b) for b in np.unique(np.linspace(low, high, self.points.value)))
 
-    def update(self) -> SweepView:
-        """Rerun the sweep for the current controls (reusing it when only the reading changed),
-        redraw, and return what was computed."""
-        try:
-            distribution = self.distribution()
-            key = (self.budgets(), self.n_workers.value, self.trials.value, self.seed.value,
-                   distribution)
-            if self._cache is not None and self._cache[0] == key:
-                result = self._cache[1]
-            else:
-                result = budget_sweep(key[0], key[1], trials=key[2], seed=key[3],
-                                      distribution=distribution)
-                self._cache = (key, result)
-            reading = self.reading.value
-            self.result = SweepView(result, summarize(result, reading), budget_exceeded(result))
-            self._show(sweep_figure(result, reading))
-            self.status.value = (f"<small>{result.trials} trials x {len(result.xs)} budgets x "
-                                 f"{len(result.mechanisms)} mechanisms in "
-                                 f"{result.wall_time_s:.1f} s</small>")
-        except ValueError as error:
-            self.result = SweepView(None, None, {}, str(error))
-            self._show()
-            self.status.value = f"<b>Cannot run this setting:</b> {error}"
-        return self.result
+    def compute(self) -> SweepView:
+        """The sweep for the current controls (the last one again when only the reading
+        changed)."""
+        distribution = self.distribution()
+        key = (self.budgets(), self.n_workers.value, self.trials.value, self.seed.value,
+               distribution)
+        if self._cache is None or self._cache[0] != key:
+            self._cache = (key, budget_sweep(key[0], key[1], trials=key[2], seed=key[3],
+                                             distribution=distribution))
+        result, reading = self._cache[1], self.reading.value
+        return SweepView(result, reading, summarize(result, reading), budget_exceeded(result))
+
+    def draw(self, result: SweepView) -> list[Figure]:
+        return [sweep_figure(result.sweep, result.reading)]
+
+    def describe(self, result: SweepView) -> str:
+        sweep = result.sweep
+        return (f"<small>{sweep.trials} trials x {len(sweep.xs)} budgets x "
+                f"{len(sweep.mechanisms)} mechanisms in {sweep.wall_time_s:.1f} s</small>")

@@ -1,20 +1,18 @@
 """Explorer of the adversarial-workers chapter: one task with one attacker of a chosen kind.
 
-The explorer has ``.widget`` (display it), its controls as attributes and ``update()``, which
-recomputes, redraws and returns a plain result (see :mod:`fedlib.viz._explorer`).
+It is an :class:`~fedlib.viz.explorers.Explorer` and draws its default on creation.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import ipywidgets as widgets
+from matplotlib.figure import Figure
 
 from fedlib.experiments.adversarial import SingleTaskOutcome, group_label, single_task
 from fedlib.fl.attacks import ATTACK_KINDS
-from fedlib.viz._explorer import Explorer
 from fedlib.viz.adversarial import single_task_figure
-from fedlib.viz.style import control_style
+from fedlib.viz.explorers.base import Explorer
+from fedlib.viz.explorers.controls import control_style
 
 #: What the strength slider means for each kind.
 STRENGTH_MEANING = {"free_rider": "std of the noise on the copied global model",
@@ -23,18 +21,11 @@ STRENGTH_MEANING = {"free_rider": "std of the noise on the copied global model",
                     "quality_drop": "data accuracy after the drop"}
 
 
-@dataclass(frozen=True)
-class AttackResult:
-    """What :class:`AttackExplorer` shows: the task's outcome, or why the input was refused."""
-
-    outcome: SingleTaskOutcome | None
-    error: str = ""
-
-
-class AttackExplorer(Explorer):
+class AttackExplorer(Explorer[SingleTaskOutcome]):
     """One reduced task (:func:`~fedlib.experiments.adversarial.single_task`) with one attacker.
 
-    Controls: ``kind`` (the attack) and ``strength`` (its meaning depends on the kind).
+    Controls: ``kind`` (the attack) and ``strength`` (its meaning, which depends on the kind,
+    is written under it in ``meaning``).
     """
 
     def __init__(self, kind: str = "free_rider", strength: float = 0.0, **task: int) -> None:
@@ -45,20 +36,17 @@ class AttackExplorer(Explorer):
         self.strength = widgets.FloatSlider(value=strength, min=0.0, max=1.0, step=0.01,
                                             description="strength", **control_style())
         self.meaning = widgets.HTML()
-        self._watch(self.kind, self.strength)
-        self.widget = widgets.VBox([self.kind, self.strength, self.meaning, self.output])
-        self.update()
+        self._explain(kind)
+        self.watch(self.kind, effect=self._explain)
+        self.watch(self.strength)
+        self.start(self.kind, self.strength, self.meaning)
 
-    def update(self) -> AttackResult:
-        """Run the task for the controls' values and redraw."""
-        kind, strength = self.kind.value, float(self.strength.value)
+    def _explain(self, kind: str) -> None:
         self.meaning.value = f"<i>strength = {STRENGTH_MEANING[kind]}</i>"
-        try:
-            outcome = single_task(kind, strength, **self.task)
-        except ValueError as error:
-            self.result = AttackResult(None, str(error))
-            self._show(message=str(error))
-            return self.result
-        self.result = AttackResult(outcome)
-        self._show(single_task_figure(outcome))
-        return self.result
+
+    def compute(self) -> SingleTaskOutcome:
+        """Run the task for the controls' values."""
+        return single_task(self.kind.value, float(self.strength.value), **self.task)
+
+    def draw(self, result: SingleTaskOutcome) -> list[Figure]:
+        return [single_task_figure(result)]

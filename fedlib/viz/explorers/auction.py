@@ -1,8 +1,6 @@
-"""Interactive explorers of Algorithm 1: the auction itself, and one worker's utility curve.
+"""Explorers of Algorithm 1: the auction itself, and one worker's utility curve.
 
-Each explorer has ``.widget`` (display it), its controls as attributes and ``update()``, which
-recomputes, redraws and returns a plain result (see :mod:`fedlib.viz._explorer`). Both render
-their default figure on creation.
+Both are :class:`~fedlib.viz.explorers.Explorer` objects and draw their default on creation.
 """
 
 from __future__ import annotations
@@ -12,14 +10,15 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from fedlib.analysis.auction_steps import PaymentBreakdown, payment_breakdown, worker_label
 from fedlib.analysis.misreporting import UtilityCurve, utility_curve
-from fedlib.mechanism import Auction, Instance, select
-from fedlib.viz._explorer import Explorer, parse_numbers
+from fedlib.mechanism import Instance, select
 from fedlib.viz.auction import payments_figure, selection_figure, utility_figure
-from fedlib.viz.style import LONG_LABEL, WIDE, control_style
+from fedlib.viz.explorers.base import Explorer
+from fedlib.viz.explorers.controls import LONG_LABEL, WIDE, control_style, parse_numbers
 
 _CONTROL = {**control_style(WIDE, LONG_LABEL), "continuous_update": False}
 
@@ -32,56 +31,15 @@ def _fmt(values: ArrayLike) -> str:
 # The auction explorer
 # --------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, eq=False)
-class AuctionView:
-    """What :class:`AuctionExplorer` shows: the auction and its payments, or an input error.
-
-    Bids are taken as the true costs (truthful workers), so utilities are ``p - b``.
-    """
-
-    auction: Auction | None
-    payments: PaymentBreakdown | None
-    error: str | None = None
-
-    @property
-    def winners(self) -> list[int]:
-        """Selected workers (0-based), in selection order."""
-        return [] if self.auction is None else [int(i) for i in self.auction.winners]
-
-    @property
-    def budget_used(self) -> float:
-        """Total ex-post payment."""
-        return float("nan") if self.payments is None else self.payments.budget_used_ex_post
-
-    @property
-    def budget_used_ex_ante(self) -> float:
-        """Total ex-ante payment ``sum p_up``."""
-        return float("nan") if self.payments is None else self.payments.budget_used_ex_ante
-
-    @property
-    def utilities(self) -> np.ndarray:
-        """Ex-post utilities ``p - b`` of every worker (0 for losers)."""
-        return np.zeros(0) if self.payments is None else self.payments.utility_ex_post
-
-    @property
-    def honest(self) -> np.ndarray:
-        """Winners with ``re >= Re``."""
-        return np.zeros(0, bool) if self.payments is None else self.payments.honest
-
-    @property
-    def dishonest(self) -> np.ndarray:
-        """Winners with ``re < Re``."""
-        return np.zeros(0, bool) if self.payments is None else self.payments.dishonest
-
-
-class AuctionExplorer(Explorer):
+class AuctionExplorer(Explorer[PaymentBreakdown]):
     """Run Algorithm 1 on editable workers and show whom it selects and what it pays.
 
     Controls: ``budget`` (slider), ``bids``, ``Re`` (accumulated reputations before the task)
     and ``re`` (internal reputations realised in the task) as comma-separated lists, one number
     per worker. Every change redraws the selection figure and the payments figure, and the
     summary reports the budget used ex ante and ex post, every winner's utility and whether it
-    was honest (``re >= Re``). Bids are taken as true costs.
+    was honest (``re >= Re``). Bids are taken as true costs, so utilities are ``p - b``; the
+    result is the :class:`~fedlib.analysis.auction_steps.PaymentBreakdown` of the auction.
 
     Parameters
     ----------
@@ -107,51 +65,33 @@ class AuctionExplorer(Explorer):
         self.Re = widgets.Text(value=_fmt(Re), description="Re (before the task)", **_CONTROL)
         self.re = widgets.Text(value=_fmt(re), description="re (realised in the task)",
                                **_CONTROL)
-        self.summary = widgets.HTML()
-        self._watch(self.budget, self.bids, self.Re, self.re)
-        self.widget = widgets.VBox([self.budget, self.bids, self.Re, self.re, self.summary,
-                                    self.output])
-        self.update()
+        self.watch(self.budget, self.bids, self.Re, self.re)
+        self.start(self.budget, self.bids, self.Re, self.re)
 
-    def compute(self) -> AuctionView:
-        """The auction and payments for the controls' current values (no drawing)."""
-        try:
-            bids = parse_numbers(self.bids.value, "bids")
-            Re = parse_numbers(self.Re.value, "Re")
-            re = parse_numbers(self.re.value, "re")
-            if not bids.size == Re.size == re.size:
-                raise ValueError(f"bids, Re and re need one number per worker: got {bids.size}, "
-                                 f"{Re.size} and {re.size}")
-            auction = select(bids, Re, self.budget.value)
-            return AuctionView(auction, payment_breakdown(auction, re))
-        except ValueError as err:
-            return AuctionView(None, None, str(err))
+    def compute(self) -> PaymentBreakdown:
+        """The auction and its payments for the controls' current values."""
+        bids = parse_numbers(self.bids.value, "bids")
+        Re = parse_numbers(self.Re.value, "Re")
+        re = parse_numbers(self.re.value, "re")
+        if not bids.size == Re.size == re.size:
+            raise ValueError(f"bids, Re and re need one number per worker: got {bids.size}, "
+                             f"{Re.size} and {re.size}")
+        return payment_breakdown(select(bids, Re, self.budget.value), re)
 
-    def _summary_html(self, view: AuctionView) -> str:
-        if view.error is not None:
-            return f'<p style="color:#b00020"><b>Input error:</b> {html.escape(view.error)}</p>'
-        a, p = view.auction, view.payments
-        assert a is not None and p is not None
+    def draw(self, result: PaymentBreakdown) -> list[Figure]:
+        return [selection_figure(result.auction), payments_figure(result)]
+
+    def describe(self, result: PaymentBreakdown) -> str:
+        a = result.auction
 
         def names(mask: np.ndarray) -> str:
             return ", ".join(worker_label(i) for i in a.winners if mask[i]) or "-"
 
         head = (f"<p><b>{a.k}</b> selected: {names(a.selected)}; &rho;* = {a.rho_star:.4g}. "
-                f"Budget used: <b>{p.budget_used_ex_post:.4g}</b> of {a.budget:.4g} ex post "
-                f"({p.budget_used_ex_ante:.4g} if paid ex ante). Honest winners: "
-                f"{names(p.honest)}; dishonest: {names(p.dishonest)}.</p>")
-        return head + p.table()._repr_html_()
-
-    def update(self) -> AuctionView:
-        """Recompute, redraw, and return the :class:`AuctionView`."""
-        view = self.compute()
-        self.summary.value = self._summary_html(view)
-        if view.auction is None:
-            self._show()
-        else:
-            self._show(selection_figure(view.auction), payments_figure(view.payments))
-        self.result = view
-        return view
+                f"Budget used: <b>{result.budget_used_ex_post:.4g}</b> of {a.budget:.4g} ex "
+                f"post ({result.budget_used_ex_ante:.4g} if paid ex ante). Honest winners: "
+                f"{names(result.honest)}; dishonest: {names(result.dishonest)}.</p>")
+        return head + result.table()._repr_html_()
 
 
 # --------------------------------------------------------------------------------------------
@@ -181,7 +121,7 @@ class UtilityView:
         return self.ex_ante.gain
 
 
-class UtilityExplorer(Explorer):
+class UtilityExplorer(Explorer[UtilityView]):
     """Plot one worker's utility against its bid, the others' bids and ``re`` held fixed.
 
     Controls: ``worker`` (which worker bids), its true ``cost`` and its realised ``re`` (set
@@ -217,13 +157,10 @@ class UtilityExplorer(Explorer):
         self.budget = widgets.FloatSlider(value=instance.budget, min=b_top / 200, max=b_top,
                                           step=b_top / 200, description="budget B",
                                           readout_format=".3g", **_CONTROL)
-        self.summary = widgets.HTML()
         self._load_worker(self.worker.value)
-        self._watch(self.worker, effect=self._load_worker)
-        self._watch(self.cost, self.re, self.budget)
-        self.widget = widgets.VBox([self.worker, self.cost, self.re, self.budget, self.summary,
-                                    self.output])
-        self.update()
+        self.watch(self.worker, effect=self._load_worker)
+        self.watch(self.cost, self.re, self.budget)
+        self.start(self.worker, self.cost, self.re, self.budget)
 
     def _load_worker(self, i: int) -> None:
         """Set the cost and ``re`` controls to worker ``i``'s."""
@@ -245,27 +182,24 @@ class UtilityExplorer(Explorer):
                         self.instance.seed)
 
     def compute(self) -> UtilityView:
-        """Both utility curves for the current controls (no drawing)."""
+        """Both utility curves for the current controls."""
         inst = self.current_instance()
         i = self.worker.value
         post = utility_curve(inst, i, "ours")
         ante = utility_curve(inst, i, "rrafl", bids=post.bids)
         return UtilityView(post, ante)
 
-    def update(self) -> UtilityView:
-        """Recompute, redraw, and return the :class:`UtilityView`."""
-        view = self.compute()
-        c = view.ex_post
+    def draw(self, result: UtilityView) -> list[Figure]:
+        return [utility_figure([result.ex_post], ex_ante=[result.ex_ante])]
+
+    def describe(self, result: UtilityView) -> str:
+        c = result.ex_post
         Re_i = float(c.instance.Re[c.worker])
         verdict = (f"a lie pays: bidding above {c.critical_bid:.4g} to lose gains "
-                   f"{view.gain:.4g}" if view.gain > 0 else "no lie pays: the true cost is a "
-                   "best bid")
-        self.summary.value = (
-            f"<p>Worker {worker_label(c.worker)} is <b>{'honest' if c.honest else 'dishonest'}"
-            f"</b> (re = {c.instance.re[c.worker]:.4g}, Re = {Re_i:.4g}). Truthful utility "
-            f"{c.truthful_utility:.4g} ex post, {view.ex_ante.truthful_utility:.4g} ex ante; "
-            f"ex post, {html.escape(verdict)}; ex ante, the best lie gains "
-            f"{view.ex_ante_gain:.4g}.</p>")
-        self._show(utility_figure([c], ex_ante=[view.ex_ante]))
-        self.result = view
-        return view
+                   f"{result.gain:.4g}" if result.gain > 0 else "no lie pays: the true cost is "
+                   "a best bid")
+        return (f"<p>Worker {worker_label(c.worker)} is <b>{'honest' if c.honest else 'dishonest'}"
+                f"</b> (re = {c.instance.re[c.worker]:.4g}, Re = {Re_i:.4g}). Truthful utility "
+                f"{c.truthful_utility:.4g} ex post, {result.ex_ante.truthful_utility:.4g} ex "
+                f"ante; ex post, {html.escape(verdict)}; ex ante, the best lie gains "
+                f"{result.ex_ante_gain:.4g}.</p>")

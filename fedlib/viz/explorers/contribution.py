@@ -1,7 +1,6 @@
 """Explorers of the contribution chapter: Eqs. (2)-(3) on an editable P, and on real models.
 
-Each explorer has ``.widget`` (display it), its controls as attributes and ``update()``, which
-recomputes, redraws and returns a plain result (see :mod:`fedlib.viz._explorer`).
+Both are :class:`~fedlib.viz.explorers.Explorer` objects and draw their default on creation.
 """
 
 from __future__ import annotations
@@ -10,13 +9,14 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from fedlib.experiments.single_rounds import RoundView, warm_round
 from fedlib.mechanism.contribution import contributions, sample_weights
-from fedlib.viz._explorer import Explorer, parse_numbers
 from fedlib.viz.contribution import case_worker_names, snapshot_figure, toy_figure
-from fedlib.viz.style import CELL, WIDE, control_style
+from fedlib.viz.explorers.base import Explorer
+from fedlib.viz.explorers.controls import CELL, WIDE, control_style, parse_numbers
 
 #: The hand-made P of the chapter: rows are workers A, B, C; columns are validation samples.
 TOY_P = ((0.7, 0.7, 0.7, 0.9, 0.2),
@@ -35,7 +35,7 @@ class ToyResult:
     equal: np.ndarray
 
 
-class ToyContributionExplorer(Explorer):
+class ToyContributionExplorer(Explorer[ToyResult]):
     """Edit P cell by cell and watch the weights (Eq. (2)) and contributions (Eq. (3)).
 
     ``cells[i][j]`` is the control of ``P[i, j]`` (worker i, validation sample j).
@@ -50,32 +50,28 @@ class ToyContributionExplorer(Explorer):
         self.cells = [[widgets.BoundedFloatText(value=float(v), min=0.0, max=1.0, step=0.05,
                                                 layout=widgets.Layout(width=CELL))
                        for v in row] for row in p]
-        self._watch(*(c for row in self.cells for c in row))
+        self.watch(*(c for row in self.cells for c in row))
         cell = widgets.Layout(width=CELL)
         header = widgets.HBox([widgets.Label("", layout=cell)] + [
             widgets.HTML(f"<div style='text-align:center'>s{j}</div>", layout=cell)
             for j in range(p.shape[1])])
         rows = [widgets.HBox([widgets.Label(f"worker {w}", layout=cell), *row])
                 for w, row in zip(workers, self.cells, strict=True)]
-        self.widget = widgets.VBox([
-            widgets.HTML("<b>P[i, j]</b>: probability that worker i's model gives sample j its "
-                         "true label (edit any cell)"),
-            header,
-            *rows, self.output])
-        self.update()
+        self.start(widgets.HTML("<b>P[i, j]</b>: probability that worker i's model gives "
+                                "sample j its true label (edit any cell)"), header, *rows)
 
     @property
     def P(self) -> np.ndarray:
         """The matrix the controls currently hold."""
         return np.array([[c.value for c in row] for row in self.cells], dtype=float)
 
-    def update(self) -> ToyResult:
-        """Recompute Eqs. (2)-(3) for the edited P and redraw."""
+    def compute(self) -> ToyResult:
+        """Eqs. (2)-(3) for the edited P."""
         p = self.P
-        self.result = ToyResult(p, sample_weights(p), contributions(p),
-                                contributions(p, weighted=False))
-        self._show(toy_figure(p, list(self.workers)))
-        return self.result
+        return ToyResult(p, sample_weights(p), contributions(p), contributions(p, weighted=False))
+
+    def draw(self, result: ToyResult) -> list[Figure]:
+        return [toy_figure(result.P, list(self.workers))]
 
 
 def parse_accuracies(text: str, n_workers: int) -> tuple[float, ...]:
@@ -94,15 +90,7 @@ def parse_accuracies(text: str, n_workers: int) -> tuple[float, ...]:
     return values[:n_workers]
 
 
-@dataclass(frozen=True)
-class RealExplorerResult:
-    """What :class:`ContributionExplorer` shows: the round, or why the input was refused."""
-
-    round: RoundView | None
-    error: str = ""
-
-
-class ContributionExplorer(Explorer):
+class ContributionExplorer(Explorer[RoundView]):
     """Choose the dataset, the case, the number of workers and their data accuracies; see the
     sample weights and the contributions of one round of real local models.
 
@@ -129,32 +117,26 @@ class ContributionExplorer(Explorer):
                                        description="data accuracies", **control_style(WIDE))
         self.warmup = widgets.IntSlider(value=warmup, min=0, max=9,
                                         description="warm-up rounds", **control_style())
-        self._watch(self.dataset, self.case, self.n_workers, self.accuracies, self.warmup)
-        self.widget = widgets.VBox([
+        self.watch(self.dataset, self.case, self.n_workers, self.accuracies, self.warmup)
+        self.start(
             widgets.HBox([self.dataset, self.case]),
             widgets.HBox([self.n_workers, self.warmup]),
             self.accuracies,
             widgets.HTML(f"<small>{n_samples} samples per worker, {n_val} validation samples; "
-                         "Case 2 ignores the accuracies (all labels are clean).</small>"),
-            self.output])
-        self.update()
+                         "Case 2 ignores the accuracies (all labels are clean).</small>"))
 
-    def update(self) -> RealExplorerResult:
-        """Train (or fetch from the cache) and redraw."""
+    def compute(self) -> RoundView:
+        """Train the round of the controls' setting (or fetch it from the cache)."""
         n, case = int(self.n_workers.value), int(self.case.value)
-        try:
-            daccs = parse_accuracies(self.accuracies.value, n) if case == 1 else (1.0,) * n
-        except ValueError as err:
-            self.result = RealExplorerResult(None, str(err))
-            self._show(message=f"Cannot compute: {err}")
-            return self.result
-        r = warm_round(self.dataset.value, case, daccs, int(self.warmup.value), **self.sizes)
-        self.result = RealExplorerResult(r)
-        title = (f"{r.dataset}, Case {case}, {n} workers, after {int(self.warmup.value)} "
+        daccs = parse_accuracies(self.accuracies.value, n) if case == 1 else (1.0,) * n
+        return warm_round(self.dataset.value, case, daccs, int(self.warmup.value), **self.sizes)
+
+    def draw(self, result: RoundView) -> list[Figure]:
+        r = result
+        title = (f"{r.dataset}, Case {r.case}, {r.dacc.size} workers, after {r.warmup} "
                  "warm-up rounds")
-        self._show(snapshot_figure(r.dacc, r.P, r.val_labels, r.weights, r.weighted, r.equal,
-                                   r.local_acc, title,
-                                   [f"{i}\n{s}" for i, s in enumerate(
-                                       case_worker_names(case, r.dacc))] if case == 1 else
-                                   case_worker_names(case, r.dacc)))
-        return self.result
+        names = case_worker_names(r.case, r.dacc)
+        if r.case == 1:
+            names = [f"{i}\n{s}" for i, s in enumerate(names)]
+        return [snapshot_figure(r.dacc, r.P, r.val_labels, r.weights, r.weighted, r.equal,
+                                r.local_acc, title, names)]

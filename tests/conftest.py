@@ -32,17 +32,17 @@ def adversarial_fast(data_root):
 
 @pytest.fixture
 def trained_tasks(monkeypatch) -> list:
-    """The tasks the multi-task runs of this process train (each
-    :class:`~fedlib.fl.task.TaskInputs` that reaches the engine), recorded as they go."""
+    """The tasks the multi-task runs of this process train (the arguments of each
+    :func:`~fedlib.fl.task.run_task` call they make), recorded as they go."""
     from fedlib.experiments import multitask
 
-    trained, run_tasks = [], multitask.run_tasks
+    trained, run_task = [], multitask.run_task
 
-    def counted(engine, tasks, *args, **kwargs):
-        trained.extend(tasks)
-        return run_tasks(engine, tasks, *args, **kwargs)
+    def counted(*args, **kwargs):
+        trained.append((args, kwargs))
+        return run_task(*args, **kwargs)
 
-    monkeypatch.setattr(multitask, "run_tasks", counted)
+    monkeypatch.setattr(multitask, "run_task", counted)
     return trained
 
 

@@ -8,8 +8,7 @@ that mixes in :class:`Grid` and says how each point changes ``base``. :class:`Gr
 the rest of the :class:`~fedlib.experiments.registry.Experiment` protocol: storage, names,
 runs in parallel processes with checkpoints, recomputation and the command line.
 
-:func:`run_many` runs multi-task configurations in parallel processes; :func:`run_lockstep`
-runs them in step in one process, each task of all of them as one stack (for a GPU).
+:func:`run_many` runs multi-task configurations in parallel processes.
 
 A grid's stored records are task-major (:func:`task_major`):
 record ``t`` holds task ``t`` of every run, so verifying a file's first records recomputes the
@@ -20,7 +19,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,18 +29,10 @@ from fedlib.experiments.multitask import (
     ROUND_FIELDS,
     MultiTaskConfig,
     MultiTaskResult,
-    next_task,
-    publisher_of,
     run_multitask,
-    worker_pool,
 )
 from fedlib.experiments.registry import Options, rebuild
-from fedlib.experiments.run_state import RunState
-from fedlib.experiments.task_store import task_key
-from fedlib.fl.engine import BatchedEngine
-from fedlib.fl.models import MODEL_FOR_DATASET
-from fedlib.fl.task import TaskInputs, run_tasks, torch_threads
-from fedlib.runtime import parallel_map, progress
+from fedlib.runtime import parallel_map
 
 #: Tasks per run of the budget and sensitivity sweeps (the first ``eval_from = 5`` are not
 #: evaluated).
@@ -112,70 +102,6 @@ def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
                                 for config, path in zip(configs, paths, strict=True)], jobs)
     return [MultiTaskResult(config, tuple(records), wall)
             for config, (records, wall) in zip(configs, outputs, strict=True)]
-
-
-#: What runs stacked by :func:`run_lockstep` must share: the workers' data, the publisher's
-#: sets, the tasks' training and where they run.
-SHARED_FIELDS = ("dataset", "groups", "n_samples", "n_val", "n_test", "seed", "task", "device",
-                 "threads")
-
-
-def run_lockstep(configs: Sequence[MultiTaskConfig], *,
-                 round_fields: Sequence[str] = ROUND_FIELDS) -> list[MultiTaskResult]:
-    """Run several multi-task configurations in one process, in step: task t of every run is
-    trained and evaluated as one stack (:func:`~fedlib.fl.task.run_tasks`), and a task that
-    several runs train from exactly the same inputs (the same
-    :func:`~fedlib.experiments.task_store.task_key`, e.g. RRAFL's and ours) only once.
-
-    Each run keeps its own selection, payments, reputations and model, so its records are those
-    of :func:`~fedlib.experiments.multitask.run_multitask` up to the rounding of the larger
-    kernels (LeNet-5's by about 1e-7; the same stack on the same machine gives the same numbers
-    bit for bit). Fewer, larger kernel calls pay on a GPU; on a CPU, :func:`run_many`'s
-    processes are as fast (``benchmarks/stacked_tasks.py``). Every run reports the wall time
-    of the whole stack.
-
-    Raises
-    ------
-    ValueError
-        If there is no configuration, or the configurations differ in a
-        :data:`SHARED_FIELDS` field.
-    """
-    if not configs:
-        raise ValueError("configs must hold at least one configuration")
-    differ = [name for name in SHARED_FIELDS
-              if len({repr(getattr(config, name)) for config in configs}) > 1]
-    if differ:
-        raise ValueError(f"configurations run in step must share {', '.join(differ)}")
-    first = configs[0]
-    pool, publisher = worker_pool(first), publisher_of(first)
-    engine = BatchedEngine(MODEL_FOR_DATASET[first.dataset], device=first.device)
-    runs = [RunState(config) for config in configs]
-    n_tasks = max(config.n_tasks for config in configs)
-    began = time.perf_counter()
-    with torch_threads(first.threads):
-        for task in progress(range(n_tasks), desc="tasks in step", total=n_tasks):
-            active = [run for run in runs if task < run.config.n_tasks]
-            chosen = [next_task(run, pool, task) for run in active]
-            stack: list[TaskInputs] = []
-            position: dict[object, int] = {}
-            slots: list[int | None] = []
-            for _, _, inputs in chosen:
-                if inputs is None:
-                    slots.append(None)
-                    continue
-                key = object() if inputs.submit is not None else task_key(
-                    engine, inputs.workers, publisher, inputs.seed, first.task,
-                    inputs.initial_params)
-                if key not in position:
-                    position[key] = len(stack)
-                    stack.append(inputs)
-                slots.append(position[key])
-            results = run_tasks(engine, stack, publisher, options=first.task) if stack else []
-            for run, (bids, allocation, _), slot in zip(active, chosen, slots, strict=True):
-                run.settle(task, bids, allocation, None if slot is None else results[slot],
-                           tuple(round_fields))
-    seconds = time.perf_counter() - began
-    return [MultiTaskResult(run.config, tuple(run.records), seconds) for run in runs]
 
 
 def task_major(runs: Sequence[MultiTaskResult]) -> list[dict[str, Any]]:

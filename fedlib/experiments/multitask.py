@@ -37,14 +37,7 @@ from fedlib.fl.attacks import Attack, check_attacks, for_task
 from fedlib.fl.data import DATASETS
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import MODEL_FOR_DATASET
-from fedlib.fl.task import (
-    TaskInputs,
-    TaskOptions,
-    TaskResult,
-    run_tasks,
-    seed_sequence,
-    torch_threads,
-)
+from fedlib.fl.task import TaskOptions, TaskResult, run_task, seed_sequence, torch_threads
 from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
 from fedlib.mechanism.mechanisms import MECHANISMS, Allocation
 from fedlib.mechanism.reputation import BETA1, BETA2, INITIAL_REPUTATION
@@ -288,14 +281,12 @@ def draw_bids(config: MultiTaskConfig, task: int) -> np.ndarray:
     return 10.0 / 3.0 * config.daccs + 2.0 / 3.0 + 2.0 * rng.random(config.daccs.size)
 
 
-def auction(config: MultiTaskConfig, task: int, Re: np.ndarray) -> Allocation:
-    """The selection of task ``task`` of a run of ``config``, given the accumulated reputations
-    ``Re`` before it (the bids and the mechanism's random stream follow from the seed)."""
-    return select(config, task, draw_bids(config, task), Re)
-
-
-def select(config: MultiTaskConfig, task: int, bids: np.ndarray, Re: np.ndarray) -> Allocation:
-    """The mechanism's selection from given ``bids`` (each bid taken as the worker's cost)."""
+def auction(config: MultiTaskConfig, task: int, Re: np.ndarray,
+            bids: np.ndarray | None = None) -> Allocation:
+    """The selection of task ``task`` of a run of ``config`` from the reputations ``Re`` before
+    it: the mechanism on ``bids`` (each taken as the worker's cost; default: every worker's
+    :func:`draw_bids`), its random stream drawn from the seed."""
+    bids = draw_bids(config, task) if bids is None else bids
     rng = np.random.default_rng(seed_sequence(config.seed, _SELECT, task))
     return MECHANISMS[config.mechanism].select(bids, Re, config.budget, costs=bids, rng=rng)
 
@@ -319,38 +310,30 @@ def publisher_of(config: MultiTaskConfig) -> PublisherSets:
                           n_val=config.n_val, n_test=config.n_test)
 
 
-def next_task(run: RunState, pool: WorkerPool, task: int) -> tuple[np.ndarray, Allocation,
-                                                                    TaskInputs | None]:
-    """The bids and the selection of task ``task``, and what its winners train from (None
-    without winners): the winners (attacked where the configuration says so), the task's seed,
-    the starting model and the submit hook."""
-    config = run.config
-    bids = draw_bids(config, task)
-    allocation = select(config, task, bids, run.ledger.Re)
-    if not allocation.winners.size:
-        return bids, allocation, None
-    workers, submit = for_task(config.attacks, pool, allocation.winners, task,
-                               seed_sequence(config.seed, _ATTACK))
-    initial = None if config.fresh_model else run.params
-    return bids, allocation, TaskInputs(workers, task_seed(config, task), initial, submit)
-
-
 def _run_one(run: RunState, engine: BatchedEngine, pool: WorkerPool,
              publisher: PublisherSets, task: int, store: TaskStore | None,
              round_fields: tuple[str, ...]) -> None:
     """Select, train (or read the task from ``store``), pay and update reputations for task
     ``task``; append its record (with the rounds' ``round_fields``)."""
-    bids, allocation, inputs = next_task(run, pool, task)
+    config = run.config
+    bids = draw_bids(config, task)
+    allocation = auction(config, task, run.ledger.Re, bids)
+    winners = allocation.winners
     result = None
-    if inputs is not None:
-        def train() -> TaskResult:
-            return run_tasks(engine, [inputs], publisher, options=run.config.task)[0]
+    if winners.size:
+        workers, submit = for_task(config.attacks, pool, winners, task,
+                                   seed_sequence(config.seed, _ATTACK))
+        seed = task_seed(config, task)
+        initial = None if config.fresh_model else run.params
 
-        if store is None or inputs.submit is not None:
+        def train() -> TaskResult:
+            return run_task(engine, workers, publisher, seed=seed, options=config.task,
+                            initial_params=initial, submit=submit)
+
+        if store is None or submit is not None:
             result = train()
         else:
-            key = task_key(engine, inputs.workers, publisher, inputs.seed, run.config.task,
-                           inputs.initial_params)
+            key = task_key(engine, workers, publisher, seed, config.task, initial)
             result = store.get_or_run(key, train)
     run.settle(task, bids, allocation, result, round_fields)
 

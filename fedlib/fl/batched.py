@@ -25,8 +25,6 @@ Here is how it represents them and runs them:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import torch
 from torch import Tensor
 from torch.nn import functional as F
@@ -113,35 +111,26 @@ def sample_losses(logits: Tensor, labels: Tensor) -> Tensor:
     return -torch.log_softmax(logits, dim=-1).gather(-1, index).squeeze(-1)
 
 
-def with_loo_averages(a: Tensor, dim: int, keep: bool,
-                      sizes: Sequence[int] | None = None) -> Tensor:
+def with_loo_averages(a: Tensor, dim: int, keep: bool) -> Tensor:
     """Append to k entries along ``dim`` their k leave-one-out means and their mean.
 
     With ``S`` the sum of the entries ``a_i``, the result holds (when ``keep``) the entries
     themselves, then ``(S - a_i) / (k - 1)`` for every i, formed in one step, then ``S / k``:
-    2k + 1 entries, or k + 1 without ``keep``. With ``sizes`` (summing to k) the entries are
-    consecutive groups, each averaged on its own: its leave-one-out means, then its mean, group
-    after group (2k + G entries for G groups with ``keep``). It serves stacked parameters
-    (``dim=0``) and, by linearity, first-layer pre-activations. The result has the memory
-    layout of ``a`` (the same order of strides). For a group of one the leave-one-out mean does
-    not exist and is NaN.
+    2k + 1 entries, or k + 1 without ``keep``. It serves stacked parameters (``dim=0``) and,
+    by linearity, first-layer pre-activations. The result has the memory layout of ``a`` (the
+    same order of strides). For k = 1 the leave-one-out mean does not exist and is NaN.
     """
     k = a.shape[dim]
-    sizes = (k,) if sizes is None else tuple(sizes)
     first = k if keep else 0
     order = sorted(range(a.dim()), key=a.stride, reverse=True)
     shape = list(a.shape)
-    shape[dim] = first + k + len(sizes)
+    shape[dim] = first + k + 1
     out = a.new_empty([shape[d] for d in order]).permute([order.index(d) for d in range(a.dim())])
     if keep:
         out.narrow(dim, 0, k).copy_(a)
-    row, start = first, 0
-    for size in sizes:
-        part = a.narrow(dim, start, size)
-        mean = torch.mean(part, dim, keepdim=True, out=out.narrow(dim, row + size, 1))
-        inv = 1.0 / (size - 1) if size > 1 else float("nan")
-        torch.sub(mean * (size * inv), part, alpha=inv, out=out.narrow(dim, row, size))
-        row, start = row + size + 1, start + size
+    mean = torch.mean(a, dim, keepdim=True, out=out.narrow(dim, first + k, 1))
+    inv = 1.0 / (k - 1) if k > 1 else float("nan")
+    torch.sub(mean * (k * inv), a, alpha=inv, out=out.narrow(dim, first, k))
     return out
 
 
@@ -216,8 +205,8 @@ class BatchedLeNet:
         each of the four views the pooling compares is one contiguous block. Then, block by
         block (of :data:`STAGE1_BLOCK_BYTES` of conv1 maps on a CPU), one product of the
         patches with all k * 6 filters is pooled (one maximum over the four window positions)
-        and rectified straight into the channels-last result: three
-        kernel calls per block and no copy of the feature maps.
+        and rectified straight into the channels-last result: three kernel calls per block and
+        no copy of the feature maps.
         """
         k = p["conv1.weight"].shape[0]
         weight = p["conv1.weight"].reshape(k * 6, 25).t()

@@ -18,8 +18,7 @@ saves most of their cost: its pre-activations ``a_i = W1_i x + b1_i`` for all k 
 come from one matrix product, and the aggregates' follow from them by the same formula,
 ``(S_a - a_i) / (k - 1)`` and ``S_a / k``, without touching the images again. (For LeNet-5 the
 first convolution has only 25 multiply-adds per output, and computing the aggregates' directly
-is cheaper than combining the large feature maps.) Independent tasks can share one stack: each
-group of models then gets its own aggregates (:meth:`BatchedEngine.probs_and_loo_losses_by_group`).
+is cheaper than combining the large feature maps.)
 
 Randomness enters only through explicit ``torch.Generator`` objects (initial weights, batch
 orders); on a CPU a run is reproducible bit for bit (same machine and number of threads).
@@ -157,8 +156,7 @@ class BatchedEngine:
         Parameters
         ----------
         global_params
-            The starting model, or k stacked models (worker i starts from row i: the tasks
-            of a stack, see :func:`~fedlib.fl.task.run_tasks`).
+            The starting model, shared by the k workers.
         images
             Preprocessed images (k, n, 28, 28) in the engine's dtype, or k tensors (n, 28, 28).
         labels
@@ -185,7 +183,7 @@ class BatchedEngine:
         """
         images, labels = self._inputs.workers(images, labels)
         k, n = images.shape[:2]
-        starts = self._inputs.starts(global_params, k)
+        theta, _ = self._inputs.params(global_params, "global_params", stacked=False)
         images, labels = self._inputs.data(images, labels, (k,))
         if (
             orders.dtype != torch.int64
@@ -203,7 +201,8 @@ class BatchedEngine:
             raise ValueError(f"momentum must lie in [0, 1), got {momentum!r}")
         orders = orders.to(self.device)
         rows = torch.arange(k, device=self.device).unsqueeze(1)
-        params = {key: value.clone().requires_grad_(True) for key, value in starts.items()}
+        params = {key: value.expand(k, *value.shape).clone().requires_grad_(True)
+                  for key, value in theta.items()}
         velocity = [torch.zeros_like(value) for value in params.values()] if momentum else None
         for epoch in range(orders.shape[1]):
             for index in orders[:, epoch].split(batch_size, dim=1):
@@ -234,7 +233,8 @@ class BatchedEngine:
         Tensor
             P with shape (k, m) on the engine's device (the input of Eqs. (2)-(3)).
         """
-        return self._evaluate(stacked, images, labels, probs=True, loo=False)[0][0]
+        probs, _, _ = self._evaluate(stacked, images, labels, probs=True, loo=False)
+        return probs
 
     def loo_losses(self, stacked: Stacked, images: Tensor, labels: Tensor) -> tuple[float, Tensor]:
         """Validation losses of the plain average of all k models and of each leave-one-out one.
@@ -254,7 +254,7 @@ class BatchedEngine:
             (k,) mean cross-entropy of the average without model i, on the engine's device;
             for k = 1 that average does not exist and ``l_minus`` is ``tensor([nan])``.
         """
-        _, full, loo = self._evaluate(stacked, images, labels, probs=False, loo=True)[0]
+        _, full, loo = self._evaluate(stacked, images, labels, probs=False, loo=True)
         return full, loo
 
     def probs_and_loo_losses(
@@ -265,15 +265,7 @@ class BatchedEngine:
         Cheaper than the two calls (the local models' first layer serves both). Returns
         ``(probs, l, l_minus)``.
         """
-        return self._evaluate(stacked, images, labels, probs=True, loo=True)[0]
-
-    def probs_and_loo_losses_by_group(
-        self, stacked: Stacked, sizes: Sequence[int], images: Tensor, labels: Tensor
-    ) -> list[tuple[Tensor, float, Tensor]]:
-        """:meth:`probs_and_loo_losses` of consecutive groups of the k models (independent
-        tasks stacked, ``sizes`` summing to k), all in one pass: each group's aggregates
-        average its own models only. One ``(probs, l, l_minus)`` per group."""
-        return self._evaluate(stacked, images, labels, probs=True, loo=True, sizes=sizes)
+        return self._evaluate(stacked, images, labels, probs=True, loo=True)
 
     def aggregate(self, stacked: Stacked, weights: Tensor) -> Params:
         """The weighted sum ``sum_i weights[i] * theta_i`` of the k local models.
@@ -387,44 +379,33 @@ class BatchedEngine:
 
     @torch.no_grad()
     def _evaluate(
-        self, stacked: Stacked, images: Tensor, labels: Tensor, *, probs: bool, loo: bool,
-        sizes: Sequence[int] | None = None,
-    ) -> list[tuple[Tensor, float, Tensor]]:
+        self, stacked: Stacked, images: Tensor, labels: Tensor, *, probs: bool, loo: bool
+    ) -> tuple[Tensor, float, Tensor]:
         """The pass behind :meth:`true_class_probs` and :meth:`loo_losses`: the local models
-        (for ``probs``) followed by each group's k_g + 1 aggregates (for ``loo``; one group
-        of all k models unless ``sizes`` says otherwise) as one stack."""
+        (for ``probs``) followed by the k + 1 aggregates (for ``loo``) as one stack."""
         stacked, k = self._inputs.params(stacked, "stacked", stacked=True)
         images, labels = self._inputs.data(images, labels, ())
-        sizes = self._inputs.groups(sizes, k)
         if loo:
-            models = {key: with_loo_averages(value, 0, probs, sizes)
-                      for key, value in stacked.items()}
+            models = {key: with_loo_averages(value, 0, probs) for key, value in stacked.items()}
         else:
             models = stacked
         combine = loo and self._net.combine_first_stage
-        aggregates = k + len(sizes)
         p = torch.empty(k if probs else 0, len(labels), dtype=self.dtype, device=self.device)
-        losses = torch.zeros(aggregates if loo else 0, dtype=self.dtype, device=self.device)
-        chunk = self._chunk(probs * k + loo * aggregates)
+        losses = torch.zeros(k + 1 if loo else 0, dtype=self.dtype, device=self.device)
+        chunk = self._chunk(probs * k + loo * (k + 1))
         for start in range(0, len(labels), chunk):
             x, y = images[start : start + chunk], labels[start : start + chunk]
             if combine:
-                z = with_loo_averages(self._net.first_shared(stacked, x), 1, probs, sizes)
+                z = with_loo_averages(self._net.first_shared(stacked, x), 1, probs)
             else:
                 z = self._net.first_shared(models, x)
             nll = sample_losses(self._net.rest(models, z), y)
             if probs:
                 p[:, start : start + len(y)] = torch.exp(-nll[:k])
             if loo:
-                losses += nll[-aggregates:].sum(1)
+                losses += nll[-(k + 1) :].sum(1)
         losses /= len(labels)
-        groups, first, row = [], 0, 0  # first: the group's first model; row: its first loss
-        for size in sizes:
-            own = losses[row : row + size + 1]  # its leave-one-out losses, then its mean's
-            groups.append((p[first : first + size], float(own[-1]) if loo else float("nan"),
-                           own[:size]))
-            first, row = first + size, row + size + 1
-        return groups
+        return p, float(losses[-1]) if loo else float("nan"), losses[:k]
 
     def _score(self, models: Stacked, k: int, stages: Iterable[Tensor],
                labels: Sequence[Tensor]) -> tuple[Tensor, Tensor]:

@@ -83,31 +83,6 @@ class EngineInputs:
                 raise ValueError(f"{name}[{key!r}] must have dtype {self.dtype}, got {value.dtype}")
         return {key: value.to(self.device) for key, value in params.items()}, k
 
-    def starts(self, params: Params, k: int) -> Params:
-        """The k workers' starting models: one model repeated (a view), or k stacked ones (told
-        apart by the number of dimensions of the first parameter)."""
-        key, shape = next(iter(self.shapes.items()))
-        value = params.get(key) if isinstance(params, dict) else None
-        if isinstance(value, Tensor) and value.dim() == len(shape) + 1:
-            stacked, rows = self.params(params, "global_params", stacked=True)
-            if rows != k:
-                raise ValueError(f"global_params must hold one model or one per worker "
-                                 f"(k = {k}), got {rows} stacked models")
-            return stacked
-        theta, _ = self.params(params, "global_params", stacked=False)
-        return {key: value.expand(k, *value.shape) for key, value in theta.items()}
-
-    @staticmethod
-    def groups(sizes: Sequence[int] | None, k: int) -> tuple[int, ...]:
-        """Sizes of consecutive groups of the k models (default: one group of all k)."""
-        if sizes is None:
-            return (k,)
-        sizes = tuple(sizes)
-        if not sizes or any(isinstance(s, bool) or not isinstance(s, int) or s < 1
-                            for s in sizes) or sum(sizes) != k:
-            raise ValueError(f"sizes must be positive integers summing to k = {k}, got {sizes!r}")
-        return sizes
-
     def data(self, images: Tensor, labels: Tensor, lead: tuple[int, ...]) -> tuple[Tensor, Tensor]:
         """Check images (*lead, n, 28, 28) and labels (*lead, n); move them to the device."""
         dims = len(lead) + 1

@@ -16,7 +16,7 @@ Each global round ``t`` (Section 4 of the paper; the readings where it is silent
 At the end of the task: contribution = mean of the round contributions, trust from the pass and
 fail counts (Eq. (4) and the Gompertz curve), internal reputation ``re = contrib * trust``
 (Eq. (5)). Payments and the reputation update (Eqs. (13), (16)) belong to the mechanism and the
-multi-task experiment. Independent tasks of one publisher can run as one stack (:func:`run_tasks`).
+multi-task experiment.
 """
 
 from __future__ import annotations
@@ -247,63 +247,35 @@ def publisher_tensors(engine: BatchedEngine, publisher: PublisherSets) -> tuple[
              publisher.test_labels.to(engine.device)))
 
 
-def _together(stacks: Sequence[Stacked]) -> Stacked:
-    """Stacked models of several tasks as one stack (the one stack itself, uncopied)."""
-    if len(stacks) == 1:
-        return stacks[0]
-    return {key: torch.cat([models[key] for models in stacks]) for key in stacks[0]}
-
-
-def score_rounds(engine: BatchedEngine, stacks: Sequence[Stacked], params: Sequence[Params],
-                 validation: Sample, test: Sample, options: TaskOptions,
-                 local_accuracy: bool = False) -> tuple[list[RoundRecord], list[Params]]:
-    """Steps 2-5 of a global round of independent tasks, the submitted models of task g in
-    ``stacks[g]`` and its global model in ``params[g]``, evaluated together.
-
-    For each task: the true-label probabilities ``P`` and the leave-one-out losses on
-    ``validation``, the check (pass iff ``l_{-i} - l >= delta``), the round contributions
-    (Eq. (3), max-normalised), the weights omega and the aggregate ``sum_i omega_i theta_i``
-    (its ``params`` kept when nobody passed), then the new global model's loss and accuracy on
-    ``test``.
-
-    Returns
-    -------
-    (list of RoundRecord, list of Params)
-        Each task's round and new global model.
-    """
-    sizes = [len(next(iter(models.values()))) for models in stacks]
-    evaluated = engine.probs_and_loo_losses_by_group(_together(stacks), sizes, *validation)
-    decided, new_params = [], []
-    for (probs, loss_all, loss_minus), models, old in zip(evaluated, stacks, params,
-                                                          strict=True):
-        P = probs.double().cpu().numpy()
-        delta_l = (loss_minus.double().cpu().numpy() - loss_all) if len(P) > 1 else np.zeros(1)
-        passed = leave_one_out_pass(delta_l, options.delta)
-        contrib = round_contributions(P, options.weighted)
-        omega = aggregation_weights(contrib, delta_l, passed, options.s0, options.denominator)
-        new_params.append(engine.aggregate(models, torch.from_numpy(omega)) if passed.any()
-                          else old)
-        decided.append((loss_all, delta_l, passed, contrib, contributions(P, weighted=False),
-                        omega))
-    test_losses, test_accuracies = engine.evaluate_each(
-        {key: torch.stack([model[key] for model in new_params]) for key in new_params[0]},
-        *test)
-    records = []
-    for g, (loss_all, delta_l, passed, contrib, equal, omega) in enumerate(decided):
-        local = local_accuracies(engine, stacks[g], *test) if local_accuracy else None
-        records.append(RoundRecord(loss_all, delta_l, passed, delta_l - options.delta, contrib,
-                                   equal, omega, float(test_losses[g]),
-                                   float(test_accuracies[g]), local))
-    return records, new_params
-
-
 def score_round(engine: BatchedEngine, stacked: Stacked, params: Params, validation: Sample,
                 test: Sample, options: TaskOptions,
                 local_accuracy: bool = False) -> tuple[RoundRecord, Params]:
-    """:func:`score_rounds` of one task: its round record and new global model."""
-    records, new_params = score_rounds(engine, [stacked], [params], validation, test, options,
-                                       local_accuracy)
-    return records[0], new_params[0]
+    """Steps 2-5 of a global round on the k submitted models ``stacked``.
+
+    The true-label probabilities ``P`` and the leave-one-out losses on ``validation``, the check
+    (pass iff ``l_{-i} - l >= delta``), the round contributions (Eq. (3), max-normalised), the
+    weights omega and the aggregate ``sum_i omega_i theta_i`` (``params`` kept when nobody
+    passed), then the new global model's loss and accuracy on ``test``.
+
+    Returns
+    -------
+    (RoundRecord, Params)
+        The round and the new global model.
+    """
+    k = len(next(iter(stacked.values())))
+    probs, loss_all, loss_minus = engine.probs_and_loo_losses(stacked, *validation)
+    P = probs.double().cpu().numpy()
+    delta_l = (loss_minus.double().cpu().numpy() - loss_all) if k > 1 else np.zeros(1)
+    passed = leave_one_out_pass(delta_l, options.delta)
+    contrib = round_contributions(P, options.weighted)
+    omega = aggregation_weights(contrib, delta_l, passed, options.s0, options.denominator)
+    if passed.any():
+        params = engine.aggregate(stacked, torch.from_numpy(omega))
+    test_loss, test_acc = engine.evaluate(params, *test)
+    local = local_accuracies(engine, stacked, *test) if local_accuracy else None
+    return RoundRecord(loss_all, delta_l, passed, delta_l - options.delta, contrib,
+                       contributions(P, weighted=False), omega, test_loss, test_acc,
+                       local), params
 
 
 def finish_task(records: Sequence[RoundRecord], options: TaskOptions,
@@ -321,17 +293,8 @@ def finish_task(records: Sequence[RoundRecord], options: TaskOptions,
                       final_params)
 
 
+#: ``submit(local_models, global_params, round)``: the models the workers hand in this round.
 Submit = Callable[[Stacked, Params, int], Stacked]
-
-
-@dataclass(frozen=True, eq=False)
-class TaskInputs:
-    """What one task of :func:`run_tasks` is run from (the arguments of :func:`run_task`)."""
-
-    workers: WorkerPool
-    seed: SeedLike
-    initial_params: Params | None = None
-    submit: Submit | None = None
 
 
 def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSets, *,
@@ -370,81 +333,26 @@ def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSet
     ValueError
         If ``workers`` is empty (k = 0) or the datasets of workers and publisher differ.
     """
-    return run_tasks(engine, [TaskInputs(workers, seed, initial_params, submit)], publisher,
-                     options=options, local_accuracy=local_accuracy)[0]
-
-
-def _joined(tensors: list[torch.Tensor]) -> torch.Tensor:
-    """The tasks' tensors concatenated along the workers (one task's as it is, not copied)."""
-    return tensors[0] if len(tensors) == 1 else torch.cat(tensors)
-
-
-def run_tasks(engine: BatchedEngine, tasks: Sequence[TaskInputs], publisher: PublisherSets, *,
-              options: TaskOptions | None = None,
-              local_accuracy: bool = False) -> list[TaskResult]:
-    """Run independent tasks of one publisher as one stack: each round trains all their
-    workers in one engine call and evaluates all their models in another.
-
-    Every task draws its initial model and batch orders from its own seed and is scored on its
-    own models, so its result is that of :func:`run_task` with its inputs, up to the rounding
-    of the larger kernels (a stack changes the blocking and the kernels the device picks; the
-    same stack on the same machine gives the same numbers bit for bit). On a GPU, fewer and
-    larger calls are faster; on a CPU they are about as fast (``benchmarks/stacked_tasks.py``).
-
-    Parameters
-    ----------
-    engine, publisher, options, local_accuracy
-        As for :func:`run_task`.
-    tasks : sequence of TaskInputs
-        Each task's workers, seed, initial model and submit hook; all workers hold the same
-        number of samples.
-
-    Returns
-    -------
-    list of TaskResult
-        One per task, in order.
-
-    Raises
-    ------
-    ValueError
-        If there is no task, a task has no worker, its workers come from another dataset than
-        the publisher's, or the tasks' workers hold different numbers of samples.
-    """
     options = options or TaskOptions()
-    if not tasks:
-        raise ValueError("tasks must hold at least one task")
-    sizes = [len(task.workers) for task in tasks]
-    if min(sizes) == 0:
+    k = len(workers)
+    if k == 0:
         raise ValueError("workers must hold at least one worker (k >= 1), got k = 0")
-    for task in tasks:
-        if task.workers.dataset != publisher.dataset:
-            raise ValueError(f"workers ({task.workers.dataset!r}) and publisher "
-                             f"({publisher.dataset!r}) must come from the same dataset")
-    if len({task.workers.images.shape[1] for task in tasks}) > 1:
-        raise ValueError("the workers of all tasks must hold the same number of samples")
-    generators = [torch_generator(task.seed) for task in tasks]
-    params = [engine.init_params(generator) if task.initial_params is None
-              else task.initial_params for task, generator in zip(tasks, generators, strict=True)]
-    x = preprocess(_joined([task.workers.images for task in tasks]), engine.device, engine.dtype)
-    y = _joined([task.workers.labels for task in tasks]).to(engine.device)
-    bounds = np.cumsum([0, *sizes])
+    if workers.dataset != publisher.dataset:
+        raise ValueError(f"workers ({workers.dataset!r}) and publisher ({publisher.dataset!r}) "
+                         "must come from the same dataset")
+    generator = torch_generator(seed)
+    params = engine.init_params(generator) if initial_params is None else initial_params
+    x = preprocess(workers.images, engine.device, engine.dtype)
+    y = workers.labels.to(engine.device)
     validation, test = publisher_tensors(engine, publisher)
-    records: list[list[RoundRecord]] = [[] for _ in tasks]
+    records = []
     for t in range(options.rounds):
-        orders = torch.cat([batch_orders(k, x.shape[1], options.epochs, generator)
-                            for k, generator in zip(sizes, generators, strict=True)])
-        starts = params[0] if len(tasks) == 1 else {
-            key: torch.cat([model[key].expand(k, *model[key].shape)
-                            for model, k in zip(params, sizes, strict=True)]) for key in params[0]}
-        trained = engine.train_local(starts, x, y, orders, lr=options.lr,
+        orders = batch_orders(k, x.shape[1], options.epochs, generator)
+        stacked = engine.train_local(params, x, y, orders, lr=options.lr,
                                      batch_size=options.batch_size, momentum=options.momentum)
-        stacks = []
-        for g, task in enumerate(tasks):
-            models = {key: value[bounds[g]:bounds[g + 1]] for key, value in trained.items()}
-            stacks.append(models if task.submit is None else task.submit(models, params[g], t))
-        round_records, params = score_rounds(engine, stacks, params, validation, test, options,
-                                             local_accuracy)
-        for task_records, record in zip(records, round_records, strict=True):
-            task_records.append(record)
-    return [finish_task(task_records, options, final)
-            for task_records, final in zip(records, params, strict=True)]
+        if submit is not None:
+            stacked = submit(stacked, params, t)
+        record, params = score_round(engine, stacked, params, validation, test, options,
+                                     local_accuracy)
+        records.append(record)
+    return finish_task(records, options, params)

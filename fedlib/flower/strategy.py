@@ -7,7 +7,7 @@ steps and formulas as :func:`fedlib.experiments.multitask.run_multitask`:
 
 1. **bids**: a ``query.bid`` to every node; the auction of the configured mechanism (any of
    :data:`fedlib.mechanism.MECHANISMS`) selects winners from the bids and the reputations
-   ``Re`` (:func:`~fedlib.experiments.multitask.select`);
+   ``Re`` (:func:`~fedlib.experiments.multitask.auction`);
 2. **global rounds**, through the strategy's own ``configure_train`` and ``aggregate_train``:
    the global model goes to the winners, their local models come back, and the publisher
    scores the round on its validation set (:func:`fedlib.fl.task.score_round`: true-label
@@ -47,8 +47,8 @@ from fedlib.experiments.multitask import (
     ROUND_FIELDS,
     MultiTaskConfig,
     MultiTaskResult,
+    auction,
     publisher_of,
-    select,
     task_seed,
 )
 from fedlib.experiments.run_state import RunState
@@ -182,7 +182,7 @@ class MechanismStrategy(Strategy):
         self._task, self._records, self._missing = task, [], []
         bids, node_of = self._collect_bids(grid, nodes, task)
         bidders = np.flatnonzero(~np.isnan(bids))
-        allocation = select(config, task, bids[bidders], run.ledger.Re[bidders])
+        allocation = auction(config, task, run.ledger.Re[bidders], bids[bidders])
         winners = bidders[allocation.winners]
         result = None
         if winners.size:

@@ -51,14 +51,3 @@ def test_lenet_first_stages_equal_conv_pool_relu_per_model_across_blocks(monkeyp
         assert first_shared.is_contiguous(memory_format=torch.channels_last)
         outputs.append(first_shared)
     assert all(torch.equal(out, outputs[0]) for out in outputs)
-
-
-def test_loo_averages_of_groups_by_hand() -> None:
-    a = torch.tensor([1.0, 2.0, 3.0, 10.0, 20.0, 7.0])
-    # groups [1, 2, 3] | [10, 20] | [7]: each one's leave-one-out means, then its mean
-    out = batched.with_loo_averages(a, 0, True, (3, 2, 1))
-    expected = [1, 2, 3, 10, 20, 7, 2.5, 2, 1.5, 2, 20, 10, 15]
-    assert torch.equal(out[:-2], torch.tensor(expected, dtype=a.dtype))
-    assert torch.isnan(out[-2]) and out[-1] == 7.0
-    assert torch.equal(batched.with_loo_averages(a, 0, False, (6,)),
-                       batched.with_loo_averages(a, 0, False))

@@ -229,44 +229,6 @@ def test_aggregate_and_evaluate(trained) -> None:
         assert (losses[i].item(), accuracies[i].item()) == pytest.approx(one, rel=tol)
 
 
-@pytest.mark.parametrize(("model", "dtype", "tol"), CASES, ids=[c[0] for c in CASES])
-def test_groups_of_a_stack_train_and_score_as_separate_tasks(model, dtype, tol) -> None:
-    """Independent tasks stacked (each from its own start, scored on its own models) give
-    what each gives alone: a group of one has no leave-one-out average."""
-    engine = BatchedEngine(model, device="cpu", dtype=dtype, eval_chunk=CHUNK)
-    sizes = (2, 1, 3)
-    gen = torch.Generator().manual_seed(1)
-    starts = [engine.init_params(gen) for _ in sizes]
-    images, labels, val_images, val_labels, orders = _data(sum(sizes), N, M, dtype)
-    stacked_starts = {key: torch.cat([s[key].expand(k, *s[key].shape)
-                                      for s, k in zip(starts, sizes, strict=True)])
-                      for key in starts[0]}
-    together = engine.train_local(stacked_starts, images, labels, orders, batch_size=BATCH)
-    groups = engine.probs_and_loo_losses_by_group(together, sizes, val_images, val_labels)
-    first = 0
-    for start, k, (probs, full, loo) in zip(starts, sizes, groups, strict=True):
-        rows = slice(first, first + k)
-        alone = engine.train_local(start, images[rows], labels[rows], orders[rows],
-                                   batch_size=BATCH)
-        assert _max_rel({key: value[rows] for key, value in together.items()}, alone) < tol
-        probs_alone, full_alone, loo_alone = engine.probs_and_loo_losses(alone, val_images,
-                                                                         val_labels)
-        assert _rel(probs, probs_alone) < tol and full == pytest.approx(full_alone, rel=tol)
-        assert loo.shape == (k,)
-        assert torch.isnan(loo).all() if k == 1 else _rel(loo, loo_alone) < tol
-        first += k
-
-
-def test_stacks_reject_bad_groups_and_starts(small) -> None:
-    engine, theta, stacked, images, labels, val_images, val_labels, orders = small
-    for sizes in ((1,), (1, 2), (0, 2), (2.0,), ()):
-        with pytest.raises(ValueError, match="sizes"):
-            engine.probs_and_loo_losses_by_group(stacked, sizes, val_images, val_labels)
-    three = {key: torch.cat([value, value[:1]]) for key, value in stacked.items()}
-    with pytest.raises(ValueError, match="one per worker"):
-        engine.train_local(three, images, labels, orders)
-
-
 def test_single_worker_has_no_leave_one_out_average() -> None:
     engine = BatchedEngine("mlp", device="cpu", dtype=torch.float64)
     theta = engine.init_params(torch.Generator().manual_seed(0))

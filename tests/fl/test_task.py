@@ -9,14 +9,7 @@ import pytest
 import torch
 
 from fedlib.fl.engine import BatchedEngine
-from fedlib.fl.task import (
-    TaskInputs,
-    TaskOptions,
-    run_task,
-    run_tasks,
-    seed_sequence,
-    torch_threads,
-)
+from fedlib.fl.task import TaskOptions, run_task, seed_sequence, torch_threads
 from fedlib.fl.workers import iid_workers, publisher_sets
 from fedlib.mechanism.reputation import gompertz_trust
 
@@ -116,60 +109,6 @@ def test_bad_input(setting):
     with pytest.raises(ValueError, match="threads"):
         with torch_threads(0):
             pass
-
-
-def _replace_second_with_global(models, global_params, t):
-    """A submit hook: the second worker hands in the global model it received."""
-    return {key: torch.cat([value[:1], global_params[key].unsqueeze(0), value[2:]])
-            for key, value in models.items()}
-
-
-def test_tasks_run_as_one_stack_as_each_runs_alone(setting, result):
-    """In float64, so that the stack's rounding cannot flip a decision on any CPU."""
-    _, pool, publisher = setting
-    engine = BatchedEngine("mlp", device="cpu", dtype=torch.float64)
-    options = TaskOptions(rounds=2)
-    warm = {key: value.double() for key, value in result.final_params.items()}
-    tasks = [TaskInputs(pool.subset([0, 3]), 1),
-             TaskInputs(pool.subset([1]), 2, initial_params=warm),
-             TaskInputs(pool.subset([2, 0, 3]), 3, submit=_replace_second_with_global)]
-    with torch_threads(1):
-        together = run_tasks(engine, tasks, publisher, options=options)
-        alone = [run_task(engine, task.workers, publisher, seed=task.seed, options=options,
-                          initial_params=task.initial_params, submit=task.submit)
-                 for task in tasks]
-    for a, b in zip(together, alone, strict=True):
-        assert np.array_equal(a.n_pass, b.n_pass)
-        assert np.allclose(a.re, b.re, rtol=1e-9, atol=1e-12)
-        assert np.allclose(a.round_values("test_loss"), b.round_values("test_loss"), rtol=1e-9)
-        assert all(torch.allclose(a.final_params[k], b.final_params[k], rtol=1e-9, atol=1e-12)
-                   for k in b.final_params)
-    honest = run_task(engine, tasks[2].workers, publisher, seed=3, options=options)
-    assert not np.allclose(honest.re, together[2].re)  # the hook acted, on its own task only
-
-
-def test_a_stack_is_reproducible(setting):
-    _, pool, publisher = setting
-    engine = BatchedEngine("mlp", device="cpu")
-    tasks = [TaskInputs(pool.subset([0, 1]), 4), TaskInputs(pool.subset([2, 3]), 5)]
-    with torch_threads(1):
-        first, second = (run_tasks(engine, tasks, publisher, options=TaskOptions(rounds=1))
-                         for _ in range(2))
-    for a, b in zip(first, second, strict=True):
-        assert a.to_dict() == b.to_dict()
-        assert all(torch.equal(a.final_params[k], b.final_params[k]) for k in a.final_params)
-
-
-def test_stacks_reject_bad_tasks(setting):
-    engine, pool, publisher = setting
-    with pytest.raises(ValueError, match="at least one task"):
-        run_tasks(engine, [], publisher)
-    with pytest.raises(ValueError, match="workers"):
-        run_tasks(engine, [TaskInputs(pool.subset([0]), 0), TaskInputs(pool.subset([]), 1)],
-                  publisher)
-    fewer = iid_workers("mnist", [1.0], np.random.default_rng(1), n=100)
-    with pytest.raises(ValueError, match="same number of samples"):
-        run_tasks(engine, [TaskInputs(pool.subset([0]), 0), TaskInputs(fewer, 1)], publisher)
 
 
 def test_seed_sequences_depend_only_on_seed_and_key():

@@ -2,7 +2,7 @@
 
 A :class:`Claim` says where it is made (a table, figure, theorem or section of the paper, or a
 chapter for what the book asserts beyond the paper), the statement, what fedlib finds (with the
-numbers it computed), whether the statement holds, and a verdict, one of :data:`VERDICTS`:
+numbers it computed) and a verdict, one of :data:`VERDICTS`:
 
 * ``"reproduced"``: our computation supports the claim everywhere it was checked;
 * ``"partly"``: it holds in some settings, seeds or datasets and not in others;
@@ -10,7 +10,15 @@ numbers it computed), whether the statement holds, and a verdict, one of :data:`
 * ``"the paper is wrong"``: a counterexample or an algebraic identity refutes it.
 
 A claim holds exactly when it is reproduced. :meth:`Claim.from_checks` turns several checks
-of one statement (per dataset, seed or point of a sweep) into a claim by :func:`share_verdict`.
+of one statement (per dataset or point of a sweep) into a claim by :func:`share_verdict`; a
+statement checked once per seed of a federated run, or a printed number compared with the
+runs of several seeds, is judged by the rules of :mod:`fedlib.analysis.seed_statistics`
+(:meth:`Claim.over_seeds`, :meth:`Claim.of_number`), and the claim carries the per-seed
+evidence (:class:`SeedEvidence`).
+
+Two kinds of claim are counted apart (:data:`KINDS`): a ``"statement"`` the paper makes (an
+ordering, a comparison, a theorem), and a printed table ``"cell"`` set beside ours, so that the
+rows of a table do not outnumber the paper's conclusions in a count of verdicts.
 
 Where the paper is wrong, the claim also says how badly, one of :data:`SEVERITIES`:
 
@@ -30,6 +38,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from fedlib.analysis.seed_statistics import SeedStatistic, number_verdict, statement_verdict
+
 #: The verdicts, from best to worst for the paper.
 VERDICTS = ("reproduced", "partly", "not reproduced", "the paper is wrong")
 
@@ -37,6 +47,9 @@ VERDICTS = ("reproduced", "partly", "not reproduced", "the paper is wrong")
 Severity = Literal["false theorem", "proof error", "typo"]
 #: The severities, from worst to mildest.
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)
+#: What a claim is about: a statement of the paper, or one printed number of a table.
+Kind = Literal["statement", "cell"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
 
 
 def share_verdict(checks: Sequence[bool]) -> str:
@@ -60,8 +73,38 @@ def share_verdict(checks: Sequence[bool]) -> str:
 
 
 @dataclass(frozen=True)
+class SeedEvidence:
+    """What a claim judged on several seeds rests on.
+
+    Attributes
+    ----------
+    statistic : SeedStatistic
+        The number the claim is about, per seed, with its mean and 95% interval.
+    checks : tuple of bool
+        Per seed (the statistic's order), whether the statement held in that seed's run.
+    """
+
+    statistic: SeedStatistic
+    checks: tuple[bool, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.checks) != self.statistic.n:
+            raise ValueError(f"one check per seed: {len(self.checks)} checks for "
+                             f"{self.statistic.n} seeds")
+
+    @property
+    def held(self) -> int:
+        """In how many seeds the statement held."""
+        return sum(self.checks)
+
+    def holds_in(self) -> str:
+        """``"k of n seeds"``."""
+        return f"{self.held} of {len(self.checks)} seeds"
+
+
+@dataclass(frozen=True)
 class Claim:
-    """One statement, what we found and whether it holds.
+    """One statement, what we found and our verdict.
 
     Attributes
     ----------
@@ -72,33 +115,35 @@ class Claim:
         The paper's statement (in its words or close to them), or what the book asserts.
     finding : str
         What we find, with the numbers behind the verdict.
-    holds : bool
-        Whether the statement holds; true exactly when the verdict is ``"reproduced"``.
     verdict : str
         One of :data:`VERDICTS`.
     severity : str or None
         One of :data:`SEVERITIES` when the verdict is ``"the paper is wrong"``, else None.
+    kind : str
+        One of :data:`KINDS`.
+    seeds : SeedEvidence or None
+        The per-seed evidence of a claim judged on several seeds.
 
     Raises
     ------
     ValueError
-        If the verdict is not one of :data:`VERDICTS`, ``holds`` disagrees with it, or the
-        severity is missing from a claim that finds the paper wrong (or given to another).
+        If the verdict or kind is unknown, or the severity is missing from a claim that finds
+        the paper wrong (or given to another).
     """
 
     where: str
     statement: str
     finding: str
-    holds: bool
     verdict: str
     severity: Severity | None = None
+    kind: Kind = "statement"
+    seeds: SeedEvidence | None = None
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
-        if self.holds != (self.verdict == "reproduced"):
-            raise ValueError(f"a claim holds exactly when it is reproduced, got holds="
-                             f"{self.holds} with verdict {self.verdict!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
         wrong = self.verdict == "the paper is wrong"
         if wrong and self.severity not in SEVERITIES:
             raise ValueError(f"where the paper is wrong the severity must be one of "
@@ -107,19 +152,50 @@ class Claim:
             raise ValueError(f"only a claim that finds the paper wrong has a severity, got "
                              f"{self.severity!r} with verdict {self.verdict!r}")
 
+    @property
+    def holds(self) -> bool:
+        """Whether the statement holds: exactly when it is reproduced."""
+        return self.verdict == "reproduced"
+
     @classmethod
     def from_checks(cls, where: str, statement: str, finding: str,
                     checks: Sequence[bool]) -> Claim:
         """The claim that holds when every one of ``checks`` holds, its verdict by
         :func:`share_verdict` (one check: ``"reproduced"`` or ``"not reproduced"``)."""
-        verdict = share_verdict([bool(c) for c in checks])
-        return cls(where, statement, finding, verdict == "reproduced", verdict)
+        return cls(where, statement, finding, share_verdict([bool(c) for c in checks]))
+
+    @classmethod
+    def over_seeds(cls, where: str, statement: str, finding: str, statistic: SeedStatistic,
+                   checks: Sequence[bool]) -> Claim:
+        """A statement checked in the run of every seed of ``statistic``, judged by
+        :func:`~fedlib.analysis.seed_statistics.statement_verdict`; the finding ends with how
+        many seeds it held in."""
+        evidence = SeedEvidence(statistic, tuple(bool(c) for c in checks))
+        return cls(where, statement, f"{finding}; holds in {evidence.holds_in()}",
+                   statement_verdict(evidence.checks), seeds=evidence)
+
+    @classmethod
+    def of_number(cls, where: str, statement: str, statistic: SeedStatistic, paper: float,
+                  digits: int) -> Claim:
+        """A printed table cell: the paper's number ``paper`` (printed to ``digits`` decimals)
+        against ours over the seeds of ``statistic``, judged by
+        :func:`~fedlib.analysis.seed_statistics.number_verdict`; per seed, whether the
+        paper's number lies within half a unit of its last digit of that seed's value."""
+        half_unit = 0.5 * 10.0**-digits
+        evidence = SeedEvidence(statistic, tuple(abs(v - paper) <= half_unit
+                                                 for v in statistic.values))
+        verdict = number_verdict(statistic, paper, digits)
+        place = "within" if verdict == "reproduced" else "outside"
+        finding = (f"ours {statistic.describe(digits)}; paper {paper:.{digits}f}, {place} the "
+                   "interval")
+        return cls(where, statement, finding, verdict, kind="cell", seeds=evidence)
 
 
-def verdict_counts(claims: Sequence[Claim]) -> dict[str, int]:
-    """How many claims got each verdict (every verdict present, possibly 0), in the order of
-    :data:`VERDICTS`."""
-    return {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
+def verdict_counts(claims: Sequence[Claim], kind: Kind | None = None) -> dict[str, int]:
+    """How many claims (of ``kind``, or of every kind) got each verdict (every verdict present,
+    possibly 0), in the order of :data:`VERDICTS`."""
+    chosen = [c for c in claims if kind is None or c.kind == kind]
+    return {v: sum(c.verdict == v for c in chosen) for v in VERDICTS}
 
 
 @dataclass(frozen=True)
@@ -157,9 +233,9 @@ def pair_readings(default: Sequence[Claim], other: Sequence[Claim]) -> list[Read
 
     Examples
     --------
-    >>> fresh = [Claim.from_checks("Table 2", "s", "0.0", [False]),
-    ...          Claim.from_checks("Table 3", "t", "2.3", [False])]
-    >>> carried = [Claim.from_checks("Table 2", "s", "1.0", [True])]
+    >>> fresh = [Claim("Table 2", "s", "0.0", "not reproduced"),
+    ...          Claim("Table 3", "t", "2.3", "not reproduced")]
+    >>> carried = [Claim("Table 2", "s", "1.0", "reproduced")]
     >>> [p.changes for p in pair_readings(fresh, carried)]
     [True, None]
     """

@@ -263,8 +263,9 @@ def walk_run(config: MultiTaskConfig, stored: Sequence[Mapping[str, Any]],
             if key not in (*_DECISIONS, "bids"):
                 comparison.values(s[key], f[key], f"{where}.{key}", key, trained[per_task])
         for key in ("n_pass", "n_fail"):
-            comparison.values(s[key], f[key], f"{where}.{key}", key)
-        Re_stored = np.array(s["Re"])
+            if key in s:  # a record cut to its first rounds has no task totals
+                comparison.values(s[key], f[key], f"{where}.{key}", key)
+        Re_stored = np.array(s.get("Re", Re_stored))
     return None
 
 

@@ -14,13 +14,19 @@ depending on the process's mode (:func:`mode`),
 Either way the chapter gets the result object and a :class:`Provenance` saying where it came
 from (revision, machine, time taken, how to regenerate). The results folder is
 ``$FEDLIB_RESULTS`` if set, else ``results/`` at the root of the fedlib checkout.
+
+A verdict on a multi-task experiment rests on several seeds: :func:`obtain_seeds` reads every
+seed stored for a group of configurations (:func:`stored_seeds`; the file of seed ``s > 0``
+ends its name with ``_s<s>``), computes :data:`FAST_SEEDS` in fast mode, and refuses a group
+whose configurations were stored for different seeds.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -197,6 +203,72 @@ def obtain_all(configs: Mapping[Any, Any], folder: str | os.PathLike[str] | None
     if problems:
         raise FileNotFoundError(f"{len(problems)} stored result(s) missing or stale:\n"
                                 + "\n".join(problems))
+    return out
+
+
+#: The seeds a chapter computes in fast mode: two, so that the seed axis is exercised.
+FAST_SEEDS = (0, 1)
+
+
+def with_seed(config: Any, seed: int) -> Any:
+    """``config`` with experiment seed ``seed``: a multi-task configuration, or a grid of them
+    (the seed of its ``base``)."""
+    if isinstance(config, MultiTaskConfig):
+        return replace(config, seed=seed)
+    base = getattr(config, "base", None)
+    if not isinstance(base, MultiTaskConfig):
+        raise TypeError(f"{type(config).__name__} has no seed axis (no multi-task runs)")
+    return replace(config, base=replace(base, seed=seed))
+
+
+def stored_seeds(config: Any, folder: str | os.PathLike[str] | None = None) -> tuple[int, ...]:
+    """The seeds of ``config`` (any seed: it is replaced) with a file in ``folder`` (default
+    :func:`results_dir`), in increasing order. A file of another configuration with a seed in
+    its name is not counted: the name must be the one ``config`` with that seed gives."""
+    folder = Path(folder) if folder is not None else results_dir()
+    candidates = {0} | {int(seed) for path in folder.glob("*.json")
+                        for seed in re.findall(r"_s(\d+)", path.stem)}
+    return tuple(sorted(seed for seed in candidates
+                        if (folder / f"{with_seed(config, seed).result_name()}.json").exists()))
+
+
+def obtain_seeds(configs: Mapping[Any, Any], folder: str | os.PathLike[str] | None = None, *,
+                 how: Mode | None = None) -> dict[Any, list[Obtained]]:
+    """:func:`obtain_all` for every seed of a group of configurations (same keys, each a list
+    with one result per seed, in increasing seed order).
+
+    The seeds are those stored for the group (:func:`stored_seeds`) in stored mode (and in
+    recompute mode, seed 0 when none is stored), :data:`FAST_SEEDS` in fast mode.
+
+    Raises
+    ------
+    FileNotFoundError
+        In stored mode, when a seed is stored for some configurations of the group and not for
+        others (the verdicts pair the runs of one seed), or seed 0 is missing; the message
+        names the files and the command that makes them.
+    """
+    chosen = how or mode()
+    if chosen == "fast":
+        seeds: list[int] = list(FAST_SEEDS)
+    else:
+        per_config = {key: set(stored_seeds(config, folder)) for key, config in configs.items()}
+        every = set().union(*per_config.values())
+        seeds = sorted(every | {0})
+        if chosen == "stored":
+            missing = {with_seed(configs[key], seed).result_name(): with_seed(configs[key], seed)
+                       for key, have in per_config.items() for seed in seeds if seed not in have}
+            if missing:
+                commands = sorted({results.reproduce_command(c, "results")
+                                   for c in missing.values()})
+                raise FileNotFoundError(
+                    f"seeds {seeds} are stored for part of the group only; missing "
+                    f"{sorted(missing)}; make them with: {'; '.join(commands)}")
+    out: dict[Any, list[Obtained]] = {key: [] for key in configs}
+    for seed in seeds:
+        got = obtain_all({key: with_seed(c, seed) for key, c in configs.items()}, folder,
+                         how=chosen)
+        for key in configs:
+            out[key].append(got[key])
     return out
 
 

@@ -11,6 +11,12 @@ under the foreign tier like one from another CPU.
 ``FEDLIB_VERIFY_TIER=foreign`` (or ``same``) forces a tier; the default ``auto`` picks it from the
 fingerprints. A result stored before fingerprints were recorded is verified under the foreign
 tier.
+
+A verification can also cover only the first rounds of the first task (``rounds``): the task's
+winners, bids and every round field of those rounds, recomputed with a task of that many rounds
+(a round draws its batch orders after the rounds before it, so the first rounds of a shorter
+task are those of the longer one). CI verifies every stored seed this way, and one file per
+configuration (seed 0) over its first whole tasks.
 """
 
 from __future__ import annotations
@@ -18,13 +24,15 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from fedlib.experiments import registry
+from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.storage import environment, results
-from fedlib.storage.comparison import Stop, Tier, compare_records
+from fedlib.storage.comparison import MIN_PREFIX, Stop, Tier, compare_records
 
 
 def requested_tier() -> Literal["auto", "same", "foreign"]:
@@ -81,10 +89,46 @@ class VerificationReport:
     seconds: float
 
 
+#: Round fields of a task's record that a verification of its first rounds compares (the rest
+#: sums up the whole task).
+PREFIX_FIELDS = ("task", "winners", "bids", "rounds")
+
+
+def with_rounds(config: registry.Experiment, rounds: int) -> registry.Experiment:
+    """``config`` with ``rounds`` global rounds per task: a multi-task configuration, or a grid
+    of them (its ``base``).
+
+    Raises
+    ------
+    ValueError
+        For an experiment without multi-task runs (the contribution experiment).
+    """
+    if isinstance(config, MultiTaskConfig):
+        return replace(config, task=replace(config.task, rounds=rounds))
+    base = getattr(config, "base", None)
+    if not isinstance(base, MultiTaskConfig):
+        raise ValueError(f"{type(config).__name__} has no multi-task runs: verify it by tasks")
+    return replace(config, base=with_rounds(base, rounds))
+
+
+def round_prefix(records: Sequence[Mapping[str, Any]], rounds: int) -> list[dict[str, Any]]:
+    """The first task of ``records`` cut to its first ``rounds`` rounds (:data:`PREFIX_FIELDS`);
+    a grid's task-major record is cut run by run."""
+    def cut(record: Mapping[str, Any]) -> dict[str, Any]:
+        if "runs" in record:
+            return {"task": record["task"], "runs": [cut(run) for run in record["runs"]]}
+        kept = {key: record[key] for key in PREFIX_FIELDS}
+        kept["rounds"] = {key: values[:rounds] for key, values in record["rounds"].items()}
+        return kept
+
+    return [cut(record) for record in records[:1]]
+
+
 def verify_result(name: str, n_tasks: int = 2,
                   results_dir: str | os.PathLike[str] = "results", *,
                   tier: Tier | None = None,
-                  task_store: str | os.PathLike[str] | None = None) -> VerificationReport:
+                  task_store: str | os.PathLike[str] | None = None,
+                  rounds: int | None = None) -> VerificationReport:
     """Recompute the first ``n_tasks`` tasks of a stored result on the CPU and compare.
 
     Parameters
@@ -92,6 +136,7 @@ def verify_result(name: str, n_tasks: int = 2,
     name : str
         The file ``<results_dir>/<name>.json``.
     n_tasks : int, default 2
+        Tasks recomputed (1 when ``rounds`` is given).
     results_dir : path
     tier : {"same", "foreign"}, optional
         Default: ``FEDLIB_VERIFY_TIER`` if it forces one, else ``"same"`` when this
@@ -119,10 +164,20 @@ def verify_result(name: str, n_tasks: int = 2,
         tier = ("same" if same else "foreign") if forced == "auto" else forced
     began = time.perf_counter()
     store = None if task_store is None else str(task_store)
-    fresh = json.loads(json.dumps(registry.rebuild(config).recompute(n_tasks, store)))
-    comparison, stops = compare_records(config, payload["records"][:n_tasks], fresh, tier)
+    built, stored = registry.rebuild(config), payload["records"][:n_tasks]
+    if rounds is not None:
+        if rounds < MIN_PREFIX[1] or n_tasks != 1:
+            raise ValueError(f"a verification by rounds covers the first task (n_tasks = 1) "
+                             f"and at least {MIN_PREFIX[1]} rounds, got n_tasks = {n_tasks}, "
+                             f"rounds = {rounds}")
+        built = with_rounds(built, rounds)
+        config, stored = built.to_dict(), round_prefix(stored, rounds)
+    fresh = json.loads(json.dumps(built.recompute(n_tasks, store)))
+    if rounds is not None:
+        fresh = round_prefix(fresh, rounds)
+    comparison, stops = compare_records(config, stored, fresh, tier)
     foreign = comparison if tier == "foreign" else compare_records(
-        config, payload["records"][:n_tasks], fresh, "foreign")[0]
+        config, stored, fresh, "foreign")[0]
     return VerificationReport(
         name, tier, not comparison.mismatches, n_tasks, tuple(comparison.mismatches), stops,
         comparison.largest(), comparison.by_field(),
@@ -137,7 +192,8 @@ class StaleResultError(AssertionError):
 
 def check_fresh(name: str, folder: str | os.PathLike[str], n_tasks: int = 2, *,
                 tier: Tier | None = None,
-                task_store: str | os.PathLike[str] | None = None) -> VerificationReport:
+                task_store: str | os.PathLike[str] | None = None,
+                rounds: int | None = None) -> VerificationReport:
     """:func:`verify_result`, raising :class:`StaleResultError` when it fails.
 
     The message names the tier, the first differences and what to do: under the same tier
@@ -145,9 +201,12 @@ def check_fresh(name: str, folder: str | os.PathLike[str], n_tasks: int = 2, *,
     configuration into another folder and compare, since the file is not this machine's to
     overwrite.
     """
-    report = verify_result(name, n_tasks, folder, tier=tier, task_store=task_store)
+    report = verify_result(name, n_tasks, folder, tier=tier, task_store=task_store,
+                           rounds=rounds)
     if report.ok:
         return report
+    part = (f"first {n_tasks} task(s)" if rounds is None else
+            f"first task's first {rounds} rounds")
     path = Path(folder) / f"{name}.json"
     shown = "\n  ".join(report.mismatches[:8])
     more = len(report.mismatches) - 8
@@ -155,11 +214,11 @@ def check_fresh(name: str, folder: str | os.PathLike[str], n_tasks: int = 2, *,
                    f":\n  {shown}" + (f"\n  ... and {more} more" if more > 0 else ""))
     if report.tier == "same":
         raise StaleResultError(
-            f"{path} is stale: recomputing its first {n_tasks} tasks in the environment that "
+            f"{path} is stale: recomputing its {part} in the environment that "
             f"made it ({report.environment}) gives other records {differences}\nRegenerate "
             f"it: {results.replay_command(path, folder)}")
     raise StaleResultError(
-        f"{path} differs beyond the cross-machine tolerance: its first {n_tasks} tasks "
+        f"{path} differs beyond the cross-machine tolerance: its {part} "
         f"recomputed here ({report.environment}) disagree with the file, made on "
         f"{report.stored_environment}, by more than the measured drift between machines "
         f"{differences}\nDo not overwrite {folder}: replay the stored configuration into "

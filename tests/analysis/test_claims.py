@@ -11,10 +11,12 @@ from fedlib.analysis.claims import (
     VERDICTS,
     Claim,
     ReadingPair,
+    SeedEvidence,
     pair_readings,
     share_verdict,
     verdict_counts,
 )
+from fedlib.analysis.seed_statistics import SeedStatistic
 
 
 @pytest.mark.parametrize("checks,verdict", [
@@ -43,40 +45,60 @@ def test_from_checks_holds_only_when_every_check_holds():
     assert (some.where, some.statement, some.finding) == ("Table 2", "s", "f")
 
 
-def test_unknown_verdicts_are_refused():
+def test_unknown_verdicts_and_kinds_are_refused():
     with pytest.raises(ValueError, match="verdict must be one of"):
-        Claim("Theorem 9", "x", "y", True, "probably")
+        Claim("Theorem 9", "x", "y", "probably")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        Claim("Table 2", "x", "y", "reproduced", kind="row")
 
 
-@pytest.mark.parametrize("holds,verdict", [
-    (False, "reproduced"), (True, "partly"), (True, "not reproduced"),
-    (True, "the paper is wrong"),
-])
-def test_holds_must_agree_with_the_verdict(holds, verdict):
-    with pytest.raises(ValueError, match="holds exactly when it is reproduced"):
-        Claim("Theorem 4", "truthfulness", "u = -0.667 < 0", holds, verdict)
+@pytest.mark.parametrize("verdict", VERDICTS)
+def test_a_claim_holds_exactly_when_it_is_reproduced(verdict):
+    severity = "typo" if verdict == "the paper is wrong" else None
+    assert Claim("Table 2", "s", "f", verdict, severity).holds == (verdict == "reproduced")
 
 
 def test_a_refuted_claim_does_not_hold():
-    claim = Claim("Theorem 4", "truthfulness", "u = -0.667 < 0", False, "the paper is wrong",
+    claim = Claim("Theorem 4", "truthfulness", "u = -0.667 < 0", "the paper is wrong",
                   "false theorem")
     assert not claim.holds and claim.severity == "false theorem"
     with pytest.raises(AttributeError):
-        claim.holds = True  # frozen
+        claim.verdict = "reproduced"  # frozen
 
 
 def test_where_the_paper_is_wrong_the_severity_is_required():
     with pytest.raises(ValueError, match="severity must be one of"):
-        Claim("Theorem 4", "truthfulness", "u = -0.667 < 0", False, "the paper is wrong")
+        Claim("Theorem 4", "truthfulness", "u = -0.667 < 0", "the paper is wrong")
     with pytest.raises(ValueError, match="severity must be one of"):
-        Claim("Eq. (9)", "s", "f", False, "the paper is wrong", "misprint")
+        Claim("Eq. (9)", "s", "f", "the paper is wrong", "misprint")
 
 
 @pytest.mark.parametrize("verdict", ["reproduced", "partly", "not reproduced"])
 def test_only_a_wrong_paper_has_a_severity(verdict):
     with pytest.raises(ValueError, match="only a claim that finds the paper wrong"):
-        Claim("Table 2", "s", "f", verdict == "reproduced", verdict, "typo")
-    assert Claim("Table 2", "s", "f", verdict == "reproduced", verdict).severity is None
+        Claim("Table 2", "s", "f", verdict, "typo")
+    assert Claim("Table 2", "s", "f", verdict).severity is None
+
+
+def test_a_statement_over_seeds_says_in_how_many_it_held():
+    statistic = SeedStatistic.of(range(5), [1.0, 1.0, 0.9, 1.0, 1.0])
+    claim = Claim.over_seeds("Table 2, MNIST", "only clean", "share", statistic,
+                             [v == 1.0 for v in statistic.values])
+    # 4 of 5: the sign test gives p = 6/32 > 0.05 and it does not hold in every seed
+    assert claim.verdict == "partly" and claim.finding.endswith("holds in 4 of 5 seeds")
+    assert claim.seeds.held == 4 and claim.kind == "statement"
+    with pytest.raises(ValueError, match="one check per seed"):
+        SeedEvidence(statistic, (True,))
+
+
+def test_a_printed_number_against_the_seeds_interval():
+    statistic = SeedStatistic.of(range(3), [0.36, 0.37, 0.38])
+    inside = Claim.of_number("Table 3, MNIST", "Ours: loss = 0.3747", statistic, 0.3747, 4)
+    outside = Claim.of_number("Table 3, MNIST", "Ours: loss = 0.4409", statistic, 0.4409, 4)
+    assert (inside.verdict, outside.verdict) == ("reproduced", "not reproduced")
+    assert inside.kind == outside.kind == "cell"
+    assert "within the interval" in inside.finding and "outside" in outside.finding
+    assert inside.seeds.checks == (False, False, False)  # no single seed prints 0.3747
 
 
 def test_severities_worst_first():
@@ -92,6 +114,9 @@ def test_verdict_counts():
     assert counts == {"reproduced": 2, "partly": 1, "not reproduced": 0,
                       "the paper is wrong": 0}
     assert verdict_counts([]) == dict.fromkeys(VERDICTS, 0)
+    cell = Claim("d", "s", "f", "not reproduced", kind="cell")
+    assert verdict_counts([*claims, cell], kind="cell")["not reproduced"] == 1
+    assert verdict_counts([*claims, cell], kind="statement") == counts
 
 
 def test_pair_readings_matches_where_and_statement():

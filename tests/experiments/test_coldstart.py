@@ -97,13 +97,25 @@ def test_rows_and_the_settings_that_remove_the_cold_start():
     assert [r["share dacc 1.0"] for r in rows] == [1.0, 0.0]
     assert [r["loss"] for r in rows] == [1.0, 2.3]
     assert rows[0]["tasks with clean and noisy winners"] == 0
-    assert coldstart.separating_settings(result) == ["default"]
-    claims = coldstart.setting_claims(result, ["budget 30"])
+    assert coldstart.separating_settings([result]) == ["default"]
+    claims = coldstart.setting_claims([result], ["budget 30"])
     assert all(c.where.endswith("Fashion-MNIST, budget 30") for c in claims)
     share = [c for c in claims if "only workers with data accuracy 1.0" in c.statement]
     assert [c.verdict for c in share] == ["not reproduced"]
     with pytest.raises(ValueError, match="were not run"):
-        coldstart.setting_claims(result, ["momentum 0.9"])
+        coldstart.setting_claims([result], ["momentum 0.9"])
+
+
+def test_a_setting_removes_the_cold_start_only_in_every_seed():
+    """Seed 1's map is seed 0's with the settings' runs swapped: the default starts in one seed
+    of two, budget 30 in the other; neither removes the cold start in every seed."""
+    first = _tiny_result()
+    config = replace(first.config, base=replace(first.config.base, seed=1))
+    second = ColdStartResult(config, tuple(reversed(first.runs)), 0.0)
+    assert coldstart.seed_sides([first, second]) == {"default": [True, False],
+                                                     "budget 30": [False, True]}
+    assert coldstart.separating_settings([first, second]) == []
+    assert coldstart.separating_settings([first]) == ["default"]
     assert coldstart.setting_label("fresh_model", 0.0) == "carried model"
 
 

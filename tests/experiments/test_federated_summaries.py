@@ -93,7 +93,7 @@ def test_selection_and_trajectories(runs):
         assert sorted(np.flatnonzero(chosen[:, t])) == sorted(record["winners"])
     traj = federated.group_trajectories(run)
     assert list(traj) == [1.0, 0.7, 0.4, 0.1]
-    t1 = federated.table1(run)
+    t1 = federated.table1(run, all_tasks=True)  # the trajectories cover every task
     for dacc, g in traj.items():
         assert g.Re_mean.shape == (3,)
         assert np.all(g.Re_min <= g.Re_mean + 1e-12) and np.all(g.Re_mean <= g.Re_max + 1e-12)
@@ -132,15 +132,22 @@ def test_ours_and_rrafl_are_the_same_run(runs):
         assert not federated.same_runs(runs[d, "ours"], runs[d, "bid_greedy"])
 
 
-def test_per_task_values_behind_tables_2_and_3(runs):
+def test_per_task_values_behind_table_3(runs):
     for run in runs.values():
         evaluated = [r for r in run.evaluated if r["winners"]]
-        shares, losses = federated.task_shares(run), federated.task_losses(run)
-        assert shares.shape == losses.shape == (len(evaluated),)
+        losses = federated.task_losses(run)
+        assert losses.shape == (len(evaluated),)
         assert federated.table3(run) == pytest.approx(losses.mean())
-        for record, share, loss in zip(evaluated, shares, losses, strict=True):
-            clean = run.config.daccs[record["winners"]] == 1.0
-            assert share == clean.mean() and loss == record["rounds"]["test_loss"][-1]
+        for record, loss in zip(evaluated, losses, strict=True):
+            assert loss == record["rounds"]["test_loss"][-1]
+
+
+def test_table_2_pools_the_winners_of_the_evaluated_tasks(runs):
+    # the reading "Tasks and payments of Tables 1-3": a pooled share, not a mean of the
+    # per-task shares
+    for run in runs.values():
+        chosen = [d for r in run.evaluated for d in run.config.daccs[r["winners"]]]
+        assert federated.table2(run) == pytest.approx(np.mean(np.array(chosen) == 1.0))
 
 
 def test_open_choices(runs):

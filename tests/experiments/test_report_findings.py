@@ -10,7 +10,7 @@ from fedlib.analysis.claims import pair_readings, share_verdict
 from fedlib.analysis.selection_timing import ScalingResult
 from fedlib.analysis.steady_state import BudgetWindow
 from fedlib.analysis.sweep_results import PAPER_CLAIMS, medians_above
-from fedlib.experiments import report
+from fedlib.experiments import report, table_claims
 from fedlib.experiments.auction_sweeps import budget_sweep, worker_sweep
 from fedlib.experiments.contribution import ContributionConfig, ContributionResult
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig, MultiTaskResult
@@ -145,9 +145,9 @@ def test_auction_claims_from_small_sweeps():
         assert claim.finding.endswith("(see the chapter)") != bool(above.all())
 
 
-def _multitask_run(dataset="mnist"):
+def _multitask_run(dataset="mnist", seed=0):
     """Two evaluated tasks hiring workers 0 and 4 (dacc 1.0 and 0.1) of five."""
-    config = MultiTaskConfig(dataset=dataset, n_tasks=2, eval_from=0,
+    config = MultiTaskConfig(dataset=dataset, n_tasks=2, eval_from=0, seed=seed,
                              groups=((1.0, 2), (0.7, 1), (0.4, 1), (0.1, 1)))
     record = {"winners": [0, 4], "payments": [2.0, 1.0], "contribution": [0.9, 0.2],
               "re": [0.8, 0.1], "Re": [0.8, 0.7, 0.5, 0.5, 0.1],
@@ -155,34 +155,75 @@ def _multitask_run(dataset="mnist"):
     return MultiTaskResult(config, ({**record, "task": 0}, {**record, "task": 1}), 0.0)
 
 
-def test_table_claims_gather_statements_and_every_row():
-    """Every run the same hand-made run (two evaluated tasks hiring workers 0 and 4): the
-    report holds the statements and every row of Tables 2-3, one claim per dataset."""
-    run = _multitask_run()
-    runs = {(d, m): run for d in ("mnist", "fashion") for m in TABLE_MECHANISMS}
+def _seed_runs(dataset="mnist", seeds=(0, 1)):
+    return [_multitask_run(dataset, seed) for seed in seeds]
+
+
+def test_table_claims_gather_statements_and_every_cell():
+    """Every run the same hand-made run (two evaluated tasks hiring workers 0 and 4) in two
+    seeds: the report holds the statements and every cell of Tables 2-3, one claim per
+    dataset, the cells counted apart from the statements."""
+    runs = {(d, m): _seed_runs(d) for d in ("mnist", "fashion") for m in TABLE_MECHANISMS}
     found = report.table_claims(runs)
     assert [c.where for c in found].count("Table 2, MNIST") == 2 + len(TABLE_MECHANISMS)
     assert len(found) == 2 * 7 + 2 * 2 * len(TABLE_MECHANISMS)
-    assert not any(c.verdict == "partly" for c in found)
+    assert sum(c.kind == "cell" for c in found) == 2 * 2 * len(TABLE_MECHANISMS)
+    assert all(c.seeds is not None and c.seeds.statistic.seeds == (0, 1) for c in found)
     share = next(c for c in found if c.statement.startswith("Our mechanism: share"))
-    assert share.finding.startswith(f"we find 0.5000, paper {TABLE2['ours']['mnist']:.4f}")
+    assert share.finding == (
+        f"ours mean 0.5000, 95% interval [0.5000, 0.5000] over 2 seeds; paper "
+        f"{TABLE2['ours']['mnist']:.4f}, outside the interval")
+    only_clean = next(c for c in found if c.statement.startswith("ours selects only"))
+    assert only_clean.verdict == "not reproduced"
+    assert only_clean.finding.endswith("holds in 0 of 2 seeds")
+
+
+def test_a_statement_that_holds_in_some_seeds_is_partly_reproduced():
+    clean = _multitask_run(seed=1)
+    clean = MultiTaskResult(clean.config, tuple({**r, "winners": [0, 1], "re": [0.8, 0.8],
+                                                 "contribution": [0.9, 0.9]}
+                                                for r in clean.records), 0.0)
+    claims = report.other_reading_claims({("mnist", "ours"): [_multitask_run(), clean]})
+    only_clean = next(c for c in claims if c.statement.startswith("ours selects only"))
+    assert only_clean.verdict == "partly" and only_clean.seeds.checks == (False, True)
+
+
+def test_runs_of_a_dataset_must_share_their_seeds():
+    runs = {("mnist", "ours"): _seed_runs(), ("mnist", "rrafl"): _seed_runs(seeds=(0, 2))}
+    with pytest.raises(ValueError, match="pair them by seed"):
+        report.table_claims(runs)
+    with pytest.raises(ValueError, match="one per seed"):
+        report.other_reading_claims({("mnist", "ours"): _seed_runs(seeds=(0, 0))})
+
+
+def test_table1_orderings_treat_differences_below_the_printed_digit_as_ties():
+    # N2: reputations of 1e-107, 1e-51 and 1e-9 print as 0.000 and are not an ordering
+    assert not table_claims.increases([2.4e-107, 2.9e-107, 2.5e-51, 0.9])
+    assert not table_claims.increases([8.8e-10, 5.7e-23, 0.5, 0.9])
+    assert table_claims.increases([0.0, 0.002, 0.5, 0.9])
+    assert not table_claims.increases([0.0, 0.0009, 0.5, 0.9])
 
 
 def _window(payment_budget, share_budget):
     return BudgetWindow(payment_budget, share_budget, 0.5, 0.5 ** 45, 0.5, 0.05)
 
 
-def test_tables12_verdict_per_reading_and_dataset():
+def test_tables12_one_claim_per_reading_and_dataset():
     apart = {"mnist": _window(68.0, 25.0), "fashion": _window(90.0, float("nan"))}
-    claim = report.tables12_claim(apart, {"mnist": _window(65.0, 120.0)})
-    assert claim.where == "Tables 1-2" and claim.verdict == "partly"
-    assert claim.finding == (
-        "Table 1 read as accumulated Re: MNIST: payment needs B = 68, share B <= 25; "
-        "Fashion-MNIST: payment needs B = 90, share no budget. Read as the winners' re "
-        "(losers at our final Re): MNIST: payment needs B = 65, share B <= 120")
-    assert report.tables12_claim(apart, {}).verdict == "not reproduced"
-    together = {"mnist": _window(30.0, 40.0)}
-    assert report.tables12_claim(together, together).verdict == "reproduced"
+    internal = {"mnist": ((0, 1, 2), [_window(65.0, 120.0), _window(65.0, 100.0),
+                                      _window(70.0, 60.0)])}
+    claims = report.tables12_claims(apart, internal)
+    assert [c.where for c in claims] == [
+        "Tables 1-2, MNIST, Table 1 read as accumulated Re",
+        "Tables 1-2, Fashion-MNIST, Table 1 read as accumulated Re",
+        "Tables 1-2, MNIST, Table 1 read as the winners' re"]
+    assert [c.verdict for c in claims] == ["not reproduced", "not reproduced", "partly"]
+    assert claims[0].finding == "payment needs B = 68, share B <= 25"
+    assert claims[1].finding == "payment needs B = 90, share no budget"
+    assert claims[2].seeds.checks == (True, True, False)
+    assert claims[2].finding.endswith("holds in 2 of 3 seeds")
+    together = report.tables12_claims({"mnist": _window(30.0, 40.0)}, {})
+    assert [c.verdict for c in together] == ["reproduced"]
 
 
 def test_tables12_windows_from_the_paper_reputations():
@@ -205,10 +246,9 @@ def test_losers_reputations_keep_the_paper_value_of_the_clean_workers():
 def test_other_reading_claims_pair_with_the_default_ones():
     """The carried runs of two mechanisms decide ours' own claims and their rows of Tables
     2-3; the comparisons of mechanisms and the other rows stay unpaired."""
-    run = _multitask_run("fashion")
-    runs = {("fashion", m): run for m in TABLE_MECHANISMS}
+    runs = {("fashion", m): _seed_runs("fashion") for m in TABLE_MECHANISMS}
     default = [c for c in report.table_claims(runs) if c.where.endswith("Fashion-MNIST")]
-    other = report.other_reading_claims({("fashion", m): run
+    other = report.other_reading_claims({("fashion", m): _seed_runs("fashion")
                                          for m in ("ours", "reputation_greedy")})
     assert len(other) == 4 + 2 * 2
     pairs = pair_readings(default, other)

@@ -115,3 +115,56 @@ def test_the_chapters_results():
 def test_check_fresh_missing_file(tmp_path):
     with pytest.raises(FileNotFoundError):
         verification.check_fresh("nothing", tmp_path)
+
+
+# ------------------------------------------------------------------------------ seeds
+
+
+def _save(folder, config):
+    results.save_result(config.result_name(), config, [], folder, wall_time_s=0.0)
+
+
+@pytest.fixture
+def seeded(tmp_path):
+    """Seeds 0, 1 and 3 of ours and RRAFL (records left empty: only the files matter)."""
+    configs = {m: replace(SMALL, mechanism=m) for m in ("ours", "rrafl")}
+    for config in configs.values():
+        for seed in (0, 1, 3):
+            _save(tmp_path, stored.with_seed(config, seed))
+    _save(tmp_path, replace(SMALL, fresh_model=False, seed=7))  # another configuration
+    return tmp_path, configs
+
+
+def test_stored_seeds_are_those_of_the_configuration(seeded):
+    folder, configs = seeded
+    assert stored.stored_seeds(configs["ours"], folder) == (0, 1, 3)
+    assert stored.stored_seeds(replace(SMALL, fresh_model=False), folder) == (7,)
+    assert stored.stored_seeds(replace(SMALL, mechanism="vanilla"), folder) == ()
+
+
+def test_obtain_seeds_pairs_the_runs_of_each_seed(seeded):
+    folder, configs = seeded
+    got = stored.obtain_seeds(configs, folder, how="stored")
+    assert [[o.result.config.seed for o in got[m]] for m in configs] == [[0, 1, 3]] * 2
+    assert got["rrafl"][2].provenance.name == "tables_mnist_rrafl_s3"
+
+
+def test_a_seed_stored_for_part_of_a_group_is_refused(seeded):
+    folder, configs = seeded
+    (folder / f"{stored.with_seed(configs['rrafl'], 3).result_name()}.json").unlink()
+    with pytest.raises(FileNotFoundError, match=r"missing \['tables_mnist_rrafl_s3'\]; make"):
+        stored.obtain_seeds(configs, folder, how="stored")
+
+
+def test_fast_mode_computes_the_fast_seeds(data_root, tmp_path):
+    got = stored.obtain_seeds({"ours": SMALL}, tmp_path, how="fast")
+    assert [o.result.config.seed for o in got["ours"]] == list(stored.FAST_SEEDS)
+    assert got["ours"][1].result.config == stored.with_seed(SMALL, 1).fast()
+
+
+def test_with_seed_reaches_a_grids_base():
+    sweep = budget_sweep.BudgetSweepConfig(base=SMALL)
+    assert stored.with_seed(sweep, 4).base.seed == 4
+    with pytest.raises(TypeError, match="no seed axis"):
+        from fedlib.experiments.contribution import ContributionConfig
+        stored.with_seed(ContributionConfig(), 1)

@@ -260,3 +260,72 @@ def test_training_per_round_counts_epochs_step_size_and_momentum():
     assert count(TaskOptions()) == 1 and count(TaskOptions(epochs=5)) == 5
     assert count(TaskOptions(lr=0.1)) == 2 and count(TaskOptions(momentum=0.9)) == 10
     assert count(TaskOptions(epochs=2, lr=0.1)) == 4 and count(TaskOptions(lr=0.06)) == 2
+
+
+# ---------------------------------------------------------- the first rounds of a seed
+
+#: A small multi-task run long enough to verify by its first rounds (four rounds per task).
+ROUNDED = replace(FAST, task=replace(FAST.task, rounds=4), n_tasks=2)
+
+
+@pytest.fixture(scope="module")
+def rounded(data_root, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rounded")
+    run = multitask.run_multitask(ROUNDED)
+    results.save_result(ROUNDED.result_name(), ROUNDED, run.records, folder,
+                        wall_time_s=run.wall_time_s)
+    return folder, ROUNDED.result_name()
+
+
+def _edited(folder, name, tmp_path, change):
+    payload = json.loads((folder / f"{name}.json").read_text())
+    change(payload["records"])
+    (tmp_path / f"{name}.json").write_text(json.dumps(payload))
+    return tmp_path
+
+
+def test_the_first_rounds_of_a_shorter_task_are_those_of_the_longer_one(rounded):
+    folder, name = rounded
+    stored = json.loads((folder / f"{name}.json").read_text())["records"]
+    short = multitask.run_multitask(verification.with_rounds(ROUNDED, 3))
+    assert verification.round_prefix(stored, 3) == verification.round_prefix(short.records, 3)
+
+
+@pytest.mark.parametrize("tier", ["same", "foreign"])
+def test_a_verification_by_rounds_checks_the_first_rounds_only(rounded, tmp_path, tier):
+    folder, name = rounded
+    assert verification.check_fresh(name, folder, 1, rounds=3, tier=tier).ok
+
+    def in_prefix(records):
+        records[0]["rounds"]["test_loss"][2] *= 1 + 1e-2
+
+    def after_prefix(records):  # round 4 and the task's totals are not compared
+        records[0]["rounds"]["test_loss"][3] *= 1 + 1e-2
+        records[0]["payments"][0] *= 2
+
+    with pytest.raises(verification.StaleResultError, match="first task's first 3 rounds"):
+        verification.check_fresh(name, _edited(folder, name, tmp_path, in_prefix), 1, rounds=3,
+                                 tier=tier)
+    later = tmp_path / "later"
+    later.mkdir()
+    assert verification.check_fresh(name, _edited(folder, name, later, after_prefix), 1,
+                                    rounds=3, tier=tier).ok
+
+
+def test_a_verification_by_rounds_covers_at_least_the_least_prefix(rounded):
+    folder, name = rounded
+    with pytest.raises(ValueError, match="at least 3 rounds"):
+        verification.verify_result(name, 1, folder, rounds=2)
+    with pytest.raises(ValueError, match="n_tasks = 1"):
+        verification.verify_result(name, 2, folder, rounds=3)
+
+
+def test_with_rounds_reaches_a_grids_base_and_refuses_single_tasks():
+    from fedlib.experiments.contribution import ContributionConfig
+    from fedlib.experiments.sensitivity import SensitivityConfig
+
+    grid = verification.with_rounds(SensitivityConfig(base=ROUNDED), 3)
+    assert grid.base.task.rounds == 3 and all(run.task.rounds == 3
+                                              for run in grid.run_configs())
+    with pytest.raises(ValueError, match="no multi-task runs"):
+        verification.with_rounds(ContributionConfig(), 3)

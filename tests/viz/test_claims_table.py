@@ -16,9 +16,9 @@ from fedlib.viz.claims import (
 )
 
 TITLES = {"04_proofs": "Proofs <and> counterexamples"}
-PROOFS = [Claim("Theorem 4", "truthfulness", "u = -0.667 < 0", False, "the paper is wrong",
+PROOFS = [Claim("Theorem 4", "truthfulness", "u = -0.667 < 0", "the paper is wrong",
                 "false theorem"),
-          Claim("Theorem 2", "budget feasibility", "0 of 9", True, "reproduced")]
+          Claim("Theorem 2", "budget feasibility", "0 of 9", "reproduced")]
 TABLES = [Claim.from_checks("Table 2", "share", "0.5", [True, False])]
 
 

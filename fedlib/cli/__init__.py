@@ -1,6 +1,7 @@
 """Command line: ``python -m fedlib data {check,download}`` (:mod:`fedlib.cli.data`),
-``python -m fedlib reproduce`` (:mod:`fedlib.cli.reproduce`) and ``python -m fedlib federate``
-(:mod:`fedlib.cli.federate`).
+``python -m fedlib reproduce`` (:mod:`fedlib.cli.reproduce`), ``python -m fedlib federate``
+(:mod:`fedlib.cli.federate`) and ``python -m fedlib check-mechanism``
+(:mod:`fedlib.cli.check_mechanism`).
 
 Usage errors (a bad value, a flag an experiment does not take) end with exit status 2 and one
 line naming the argument; a problem found while running (missing data files, say) with exit
@@ -15,7 +16,7 @@ import logging
 import sys
 
 import fedlib
-from fedlib.cli import data, federate, reproduce
+from fedlib.cli import check_mechanism, data, federate, reproduce
 from fedlib.cli.text import plain
 from fedlib.fl.data import DataError
 
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_parser(commands)
     reproduce.add_parser(commands)
     federate.add_parser(commands)
+    check_mechanism.add_parser(commands)
     return parser
 
 

@@ -16,6 +16,8 @@ so ``ours`` claims ``"truthful_honest"``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar, Literal, Protocol
@@ -310,12 +312,35 @@ class ApproximateOptimal(_Base):
         return _allocation(self.name, winners, c[winners], bids.size)
 
 
-def _registry(*mechanisms: Mechanism) -> MappingProxyType[str, Mechanism]:
-    return MappingProxyType({m.name: m for m in mechanisms})
-
-
-#: name -> mechanism, in the order of the paper's figures (read-only).
-MECHANISMS: MappingProxyType[str, Mechanism] = _registry(
+_REGISTRY: dict[str, Mechanism] = {m.name: m for m in (
     OurMechanism(), RRAFL(), VanillaFL(), ProportionalShare(), BidGreedy(), ReputationGreedy(),
-    ApproximateOptimal(), ApproximateOptimal(exact=True))
+    ApproximateOptimal(), ApproximateOptimal(exact=True))}
+#: name -> mechanism, in the order of the paper's figures (read-only; see :func:`registered`).
+MECHANISMS: MappingProxyType[str, Mechanism] = MappingProxyType(_REGISTRY)
+
+
+@contextmanager
+def registered(mechanism: Mechanism) -> Iterator[Mechanism]:
+    """Within the block, :data:`MECHANISMS` also holds ``mechanism`` under its name.
+
+    Everything that looks a mechanism up by name (the Figures 4-5 sweeps, multi-task runs,
+    their figures) then accepts a mechanism defined outside fedlib. The registration is
+    this process's only: runs in spawned processes (``jobs > 1``) do not see it.
+
+    Raises
+    ------
+    ValueError
+        If another mechanism is registered under the same name (re-registering an equal
+        mechanism, e.g. ``RRAFL()``, changes nothing).
+    """
+    present = _REGISTRY.get(mechanism.name)
+    if present is not None and present != mechanism:
+        raise ValueError(f"the name {mechanism.name!r} is taken by {present!r}: give the "
+                         "mechanism another name")
+    _REGISTRY.setdefault(mechanism.name, mechanism)
+    try:
+        yield mechanism
+    finally:
+        if present is None:
+            del _REGISTRY[mechanism.name]
 

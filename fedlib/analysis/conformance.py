@@ -1,0 +1,383 @@
+"""A mechanism defined outside fedlib: the protocol it must fit, loading it, and playing it
+without trusting it.
+
+**The protocol** is the interface of :data:`fedlib.mechanism.MECHANISMS`
+(:class:`fedlib.mechanism.Mechanism`), checked structurally: any object with these members
+fits, whatever its class derives from.
+
+* ``name`` (str): a key for the registry and for file names (letters, digits, ``_.-``), not
+  one of the built-ins';
+* ``label`` (str): the name in figures and tables;
+* ``claims``: the properties it claims, a subset of :data:`PROPERTIES` (Theorems 1, 2 and 4,
+  Lemma 2's monotonicity, Theorem 3's running time);
+* ``select(bids, Re, budget, *, costs=None, rng=None)``: whom it hires before the task, an
+  allocation with ``selected`` (boolean mask, one entry per worker) and ``winners`` (their
+  indices), such as a :class:`fedlib.mechanism.Allocation`; ``costs`` are the true costs
+  (used only by a mechanism that ``knows = "costs"``), ``rng`` seeds a randomised one;
+* ``pay(allocation, re)``: the payments after the task given the internal reputations ``re``
+  (Eq. (5)) the workers delivered, one per worker, finite, non-negative, 0 for losers;
+* ``knows``: ``"bids"``, or ``"costs"`` for a full-information benchmark (handed the true
+  costs as ``costs``).
+
+Both methods must be pure: the kit calls them many times on the same inputs. A worker's
+utility is ``payment - cost`` if it wins, else 0 (Eq. (1)). :class:`MechanismBase` supplies
+``knows = "bids"``, a ``label`` (the name), no claims and an ex-ante ``pay``, and builds
+allocations; subclassing it is a convenience, not a requirement.
+:func:`conform` refuses an object that does not fit with one message naming every missing
+member, and :func:`load` reads ``PATH.py:CLASS`` or ``MODULE:CLASS``.
+
+**Playing it**: :class:`Player` calls ``select`` and ``pay`` and checks what they return; an
+exception, a NaN, a negative payment, a payment to a loser or an array of the wrong shape
+becomes a :class:`MechanismFault` carrying one line that says what went wrong, which the kit
+reports with the instance instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import re
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from fedlib.mechanism import MECHANISMS, Allocation, Instance
+
+#: Every property the kit checks, in the order of its reports. ``well_defined`` (the
+#: mechanism runs on every instance) is required of every mechanism; the others are claimed.
+PROPERTIES: tuple[str, ...] = ("well_defined", "budget_feasible", "ir", "ir_honest",
+                               "truthful", "truthful_honest", "monotone", "efficient")
+#: What each property means, as the certificate states it.
+DESCRIPTIONS: dict[str, str] = {
+    "well_defined": "select and pay return a valid outcome on every instance tried (no "
+                    "exception, NaN, negative payment, payment to a loser or wrong shape)",
+    "budget_feasible": "the payments never add up to more than the budget B, whatever the "
+                       "bids and the delivered re (Theorem 2)",
+    "ir": "every winner bidding its true cost is paid at least its cost (Theorem 1, for every "
+          "worker)",
+    "ir_honest": "every honest winner (re >= Re) bidding its true cost is paid at least its "
+                 "cost (Theorem 1)",
+    "truthful": "no worker gains by misreporting its cost or by delivering less than it can "
+                "(Theorem 4, for every worker)",
+    "truthful_honest": "no honest worker (re >= Re) gains by misreporting its cost or by "
+                       "delivering less than it can (Theorem 4 as corrected)",
+    "monotone": "a worker who wins with a bid also wins with every lower bid (Lemma 2)",
+    "efficient": "select and pay run in O(n log n) time: the fitted exponent of time against "
+                 "n is at most 1.5 (Theorem 3)",
+}
+#: A claim that implies others: every worker includes the honest ones.
+IMPLIES: dict[str, tuple[str, ...]] = {"ir": ("ir_honest",), "truthful": ("truthful_honest",)}
+#: The form of a mechanism's name.
+NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+#: Where to read how a mechanism must look, named in every refusal.
+SEE = "see fedlib.conformance.MechanismBase"
+#: The prefix of the name under which :func:`load` imports a file (it is no importable module).
+USER_MODULE = "fedlib_user_"
+#: Payments below ``-TOLERANCE * scale``, or above ``TOLERANCE * scale`` for a loser, are faults.
+TOLERANCE = 1e-12
+
+
+def claimed(claims: Iterable[str]) -> frozenset[str]:
+    """``claims`` with what they imply (:data:`IMPLIES`) and ``well_defined``.
+
+    Raises
+    ------
+    ValueError
+        Naming any claim that is not one of :data:`PROPERTIES`.
+
+    >>> sorted(claimed(["ir", "budget_feasible"]))
+    ['budget_feasible', 'ir', 'ir_honest', 'well_defined']
+    """
+    claims = frozenset(claims)
+    unknown = sorted(claims - set(PROPERTIES))
+    if unknown:
+        raise ValueError(f"unknown claims {unknown}: a mechanism may claim {PROPERTIES[1:]}")
+    return claims.union(*(IMPLIES.get(c, ()) for c in claims), {"well_defined"})
+
+
+class MechanismBase:
+    """A convenient base for a mechanism of one's own (subclassing it is optional).
+
+    A subclass sets ``name`` (and ``label`` and ``claims``) and defines ``select``; ``pay``
+    defaults to the upper payments of the allocation (an ex-ante rule). :meth:`allocation`
+    builds what ``select`` returns.
+
+    Examples
+    --------
+    Pay the auction's price ``rho*`` per unit of delivered reputation, at most what was
+    promised (``rho* min(re_i, Re_i)``), after Algorithm 1's selection:
+
+    >>> import numpy as np
+    >>> from fedlib.mechanism import select
+    >>> class PricePerUnit(MechanismBase):
+    ...     name, label = "price_per_unit", "Price per unit"
+    ...     claims = frozenset({"budget_feasible", "ir_honest", "truthful_honest"})
+    ...
+    ...     def select(self, bids, Re, budget, *, costs=None, rng=None):
+    ...         auction = select(bids, Re, budget)
+    ...         return self.allocation(auction.winners, len(auction.bids), auction.upper,
+    ...                                auction=auction)
+    ...
+    ...     def pay(self, allocation, re):
+    ...         a = allocation.auction
+    ...         return np.where(a.selected, a.rho_star * np.minimum(re, a.Re), 0.0)
+    >>> m = PricePerUnit()
+    >>> m.pay(m.select([4, 4.5, 100], [1, 1, 1], 10), [0.5, 1, 1]).tolist()
+    [2.5, 5.0, 0.0]
+    """
+
+    name: ClassVar[str]
+    knows: ClassVar[Literal["bids", "costs"]] = "bids"
+    claims: ClassVar[frozenset[str]] = frozenset()
+
+    @property
+    def label(self) -> str:
+        """The name shown in figures (default: :attr:`name`)."""
+        return self.name
+
+    def allocation(self, winners: ArrayLike, n: int, upper: ArrayLike | None = None, *,
+                   auction: Any = None) -> Allocation:
+        """A :class:`~fedlib.mechanism.Allocation` of this mechanism hiring ``winners`` (in
+        selection order) out of ``n`` workers.
+
+        Parameters
+        ----------
+        winners : array_like of int
+            The winners' indices.
+        n : int
+            Number of workers.
+        upper : array_like, shape (n,), optional
+            The most it may pay each worker (default 0); the default :meth:`pay` pays it.
+        auction : optional
+            Anything ``pay`` needs later (e.g. the :class:`~fedlib.mechanism.Auction`).
+        """
+        index = np.asarray(winners, dtype=np.int64).reshape(-1)
+        selected = np.zeros(n, dtype=bool)
+        selected[index] = True
+        top = np.zeros(n) if upper is None else np.where(selected, np.asarray(upper, float), 0)
+        for array in (selected, index, top):
+            array.flags.writeable = False
+        return Allocation(mechanism=self.name, selected=selected, winners=index, upper=top,
+                          auction=auction)
+
+    def pay(self, allocation: Allocation, re: ArrayLike) -> np.ndarray:
+        """The upper payments of ``allocation``, whatever ``re`` (ex ante)."""
+        return np.array(allocation.upper, dtype=float)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+def _missing(obj: Any) -> list[str]:
+    """What ``obj`` (a class or an instance) lacks of the protocol, one phrase each."""
+    missing = []
+    for method, signature in (("select", "select(bids, Re, budget, *, costs=None, rng=None)"),
+                              ("pay", "pay(allocation, re)")):
+        function = getattr(obj, method, None)
+        if not callable(function):
+            missing.append(signature)
+            continue
+        try:
+            parameters = inspect.signature(function)
+        except (TypeError, ValueError):  # a builtin without a signature: trust it
+            continue
+        arguments = ((1, 1, 1.0), {"costs": None, "rng": None}) if method == "select" else \
+            ((None, None), {})
+        try:
+            parameters.bind(*(["self"] if isinstance(obj, type) else []), *arguments[0],
+                            **arguments[1])
+        except TypeError:
+            missing.append(f"{signature} (it takes {method}{parameters})")
+    for attribute in ("name", "label"):
+        if not isinstance(obj, type) and not isinstance(getattr(obj, attribute, None), str):
+            missing.append(f"{attribute} (a str)")
+        elif isinstance(obj, type) and not hasattr(obj, attribute):
+            missing.append(f"{attribute} (a str)")
+    if not hasattr(obj, "claims"):
+        missing.append(f"claims (a set of {PROPERTIES[1:]})")
+    if getattr(obj, "knows", None) not in ("bids", "costs"):
+        missing.append("knows ('bids' or 'costs')")
+    return missing
+
+
+def conform(obj: Any) -> Any:
+    """``obj`` as a mechanism of the protocol: an instance that fits, or a class that fits,
+    created without arguments.
+
+    Raises
+    ------
+    ValueError
+        One line naming everything missing or wrong (members, signatures, ``knows``, the
+        name, unknown claims).
+    """
+    what = obj.__name__ if isinstance(obj, type) else type(obj).__name__
+    missing = _missing(obj)
+    if missing:
+        raise ValueError(f"{what} does not fit the mechanism protocol: it lacks "
+                         f"{'; '.join(missing)} ({SEE})")
+    if isinstance(obj, type):
+        try:
+            obj = obj()
+        except TypeError as error:
+            raise ValueError(f"{what} cannot be created without arguments ({error}): pass an "
+                             "instance, e.g. MODULE:NAME where NAME = {what}(...)") from None
+        missing = _missing(obj)
+        if missing:
+            raise ValueError(f"{what}() does not fit the mechanism protocol: it lacks "
+                             f"{'; '.join(missing)} ({SEE})")
+    if not NAME.match(obj.name):
+        raise ValueError(f"{what}.name must be letters, digits and _.- (it names files), got "
+                         f"{obj.name!r}")
+    if obj.name in MECHANISMS and MECHANISMS[obj.name] != obj:
+        raise ValueError(f"{what}.name {obj.name!r} is a built-in mechanism's: choose another")
+    try:
+        claimed(obj.claims)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{what}.claims: {error}") from None
+    return obj
+
+
+def load(spec: str) -> Any:
+    """The mechanism named by ``spec``: ``PATH.py:NAME`` (a file anywhere) or ``MODULE:NAME``
+    (an importable module), where NAME is a class (created without arguments) or an object.
+
+    Raises
+    ------
+    ValueError
+        One line: the form of ``spec``, a missing file or module, an import that failed (with
+        its error), a missing NAME, or what NAME lacks (:func:`conform`).
+    """
+    source, colon, attribute = spec.rpartition(":")
+    if not colon or not source or not attribute:
+        raise ValueError(f"expected PATH.py:CLASS or MODULE:CLASS, got {spec!r}")
+    path = Path(source)
+    if source.endswith(".py") and not path.is_file():
+        raise ValueError(f"no file {source!r}")
+    if not source.endswith(".py") and importlib.util.find_spec(source.split(".")[0]) is None:
+        raise ValueError(f"no module {source!r} (a file needs the .py suffix)")
+    try:
+        if source.endswith(".py"):
+            name = f"{USER_MODULE}{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}"
+            module_spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(module_spec)  # type: ignore[arg-type]
+            sys.modules[name] = module  # dataclasses and pickling look the module up by name
+            module_spec.loader.exec_module(module)  # type: ignore[union-attr]
+        else:
+            module = importlib.import_module(source)
+    except Exception as error:  # the user's code: any error is reported in one line
+        raise ValueError(f"importing {source!r} raised {type(error).__name__}: {error}") from None
+    if not hasattr(module, attribute):
+        raise ValueError(f"{source!r} has no {attribute!r}")
+    return conform(getattr(module, attribute))
+
+
+class MechanismFault(Exception):
+    """A mechanism's call failed or returned something invalid; ``str`` is one line."""
+
+
+@dataclass(frozen=True, eq=False)
+class Play:
+    """One play of a mechanism: the reported bids and delivered ``re``, and the outcome.
+
+    Attributes
+    ----------
+    bids, re : numpy.ndarray
+        What the workers reported and delivered.
+    selected : numpy.ndarray of bool or None
+        The winners (None after a fault in ``select``).
+    payments : numpy.ndarray or None
+        The payments (None after a fault).
+    fault : str or None
+        What went wrong, one line.
+    """
+
+    bids: np.ndarray
+    re: np.ndarray
+    selected: np.ndarray | None
+    payments: np.ndarray | None
+    fault: str | None = None
+
+    def utility(self, worker: int, cost: float) -> float:
+        """Eq. (1): ``payment - cost`` if ``worker`` won, else 0."""
+        assert self.selected is not None and self.payments is not None
+        return float(self.payments[worker] - cost) if self.selected[worker] else 0.0
+
+
+class Player:
+    """Plays a mechanism on instances, turning whatever goes wrong into a
+    :class:`MechanismFault`.
+
+    Parameters
+    ----------
+    mechanism
+        An object of the protocol (see :func:`conform`).
+    """
+
+    def __init__(self, mechanism: Any) -> None:
+        self.mechanism = mechanism
+
+    def select(self, instance: Instance, bids: np.ndarray) -> tuple[Any, np.ndarray]:
+        """The allocation for ``bids`` (the instance's ``Re``, budget and costs) and its
+        selected mask."""
+        try:
+            allocation = self.mechanism.select(bids.copy(), instance.Re.copy(), instance.budget,
+                                               costs=instance.costs.copy(), rng=instance.rng())
+        except Exception as error:  # the user's code: any error is a fault
+            raise MechanismFault(f"select raised {type(error).__name__}: {error}") from None
+        selected = getattr(allocation, "selected", None)
+        if selected is None or not hasattr(allocation, "winners"):
+            raise MechanismFault(f"select returned a {type(allocation).__name__} without "
+                                 "selected and winners (return an Allocation)")
+        mask = np.asarray(selected)
+        if mask.dtype != bool or mask.shape != bids.shape:
+            raise MechanismFault(f"select's selected is {mask.dtype} of shape {mask.shape}, "
+                                 f"expected bool of shape {bids.shape}")
+        winners = np.asarray(allocation.winners).reshape(-1)
+        if sorted(winners.tolist()) != np.flatnonzero(mask).tolist():
+            raise MechanismFault(f"select's winners {winners.tolist()} disagree with its "
+                                 f"selected mask {np.flatnonzero(mask).tolist()}")
+        return allocation, mask
+
+    def pay(self, instance: Instance, allocation: Any, selected: np.ndarray,
+            re: np.ndarray) -> np.ndarray:
+        """The payments of ``allocation`` for the delivered ``re``, checked."""
+        try:
+            payments = np.asarray(self.mechanism.pay(allocation, re.copy()), dtype=float)
+        except Exception as error:  # the user's code: any error is a fault
+            raise MechanismFault(f"pay raised {type(error).__name__}: {error}") from None
+        if payments.shape != re.shape:
+            raise MechanismFault(f"pay returned shape {payments.shape}, expected {re.shape}")
+        bad = np.flatnonzero(~np.isfinite(payments))
+        if bad.size:
+            raise MechanismFault(f"pay returned {payments[bad[0]]} to worker {bad[0]}")
+        tolerance = TOLERANCE * instance.scale
+        negative = np.flatnonzero(payments < -tolerance)
+        if negative.size:
+            raise MechanismFault(f"pay returned a negative payment {payments[negative[0]]:.4g}"
+                                 f" to worker {negative[0]}")
+        paid_losers = np.flatnonzero(~selected & (np.abs(payments) > tolerance))
+        if paid_losers.size:
+            raise MechanismFault(f"pay paid {payments[paid_losers[0]]:.4g} to worker "
+                                 f"{paid_losers[0]}, who was not selected (losers are paid 0)")
+        return payments
+
+    def play(self, instance: Instance, bids: np.ndarray | None = None,
+             re: np.ndarray | None = None) -> Play:
+        """Select with ``bids`` (default: the instance's), pay for ``re`` (default: the
+        instance's); a fault is recorded in the :class:`Play`, not raised."""
+        bids = instance.bids if bids is None else bids
+        re = instance.re if re is None else re
+        try:
+            allocation, selected = self.select(instance, bids)
+        except MechanismFault as fault:
+            return Play(bids, re, None, None, str(fault))
+        try:
+            return Play(bids, re, selected, self.pay(instance, allocation, selected, re))
+        except MechanismFault as fault:
+            return Play(bids, re, selected, None, str(fault))

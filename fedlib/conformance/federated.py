@@ -1,0 +1,160 @@
+"""A mechanism of one's own in the multi-task federated runs, beside the paper's.
+
+The runs (:mod:`fedlib.experiments.multitask`, and :mod:`fedlib.flower` with
+``engine="flower"``) look their mechanism up by name in :data:`fedlib.mechanism.MECHANISMS`;
+:func:`run_federated` registers the user's mechanism for the duration of the runs
+(:func:`fedlib.mechanism.mechanisms.registered`). The batched engine runs in this process
+(one job): the registration does not reach spawned processes, so ``reproduce --jobs`` cannot
+run such a mechanism. On Flower's Simulation Runtime the workers' ClientApps run in Ray
+processes, which read the run's configuration (and so the mechanism's name); Ray is started
+here with a setup hook that registers the same mechanism object, pickled, in each of them.
+A mechanism imported from a file (``PATH.py:CLASS``) travels by value; one defined in a
+notebook too; one in an importable module by reference.
+
+The torch pipeline is imported only when a run is asked for: checking properties alone never
+loads it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+import numpy as np
+
+from fedlib.analysis.conformance import USER_MODULE
+from fedlib.mechanism.mechanisms import MECHANISMS, registered
+from fedlib.table import Table
+
+#: The federated settings: none, the smoke-sized six-worker federation, the Tables 1-3 one.
+SETTINGS = ("none", "fast", "mnist")
+Engine = Literal["batched", "flower"]
+
+
+def federated_config(setting: str, seed: int = 0) -> Any:
+    """The :class:`~fedlib.experiments.multitask.MultiTaskConfig` of a setting (with ours):
+    ``"fast"`` is :func:`~fedlib.experiments.federation.fast_federation` (6 workers, 3 tasks of
+    2 rounds), ``"mnist"`` the Tables 1-3 setting on MNIST (30 workers, 50 tasks of 10
+    rounds, on the CPU)."""
+    from fedlib.experiments.federation import federation_config
+
+    if setting not in SETTINGS[1:]:
+        raise ValueError(f"setting must be one of {SETTINGS[1:]}, got {setting!r}")
+    return federation_config("mnist", seed=seed, fast=setting == "fast")
+
+
+@dataclass(frozen=True, eq=False)
+class FederatedComparison:
+    """Multi-task runs of the same setting, one per mechanism.
+
+    Attributes
+    ----------
+    engine : {"batched", "flower"}
+    runs : dict
+        Mechanism name -> :class:`~fedlib.experiments.multitask.MultiTaskResult`.
+    labels : dict
+        Mechanism name -> label.
+    """
+
+    engine: str
+    runs: dict[str, Any]
+    labels: dict[str, str]
+
+    def summary(self, name: str) -> dict[str, float]:
+        """Means over the run's evaluated tasks: ``winners``, ``paid`` (total payment),
+        ``budget_used`` (its share of B), ``re_per_paid`` (the winners' delivered ``re`` per
+        unit paid, the metric of Figures 4-5) and ``test_acc`` (the final global model's)."""
+        run = self.runs[name]
+        tasks = run.evaluated or run.records
+        paid = np.array([sum(r["payments"]) for r in tasks])
+        delivered = np.array([sum(r["re"]) for r in tasks])
+        accuracy = [r["rounds"]["test_acc"][-1] for r in tasks if r["winners"]]
+        return {"tasks": len(run.records), "winners": float(np.mean([len(r["winners"])
+                                                                     for r in tasks])),
+                "paid": float(paid.mean()), "budget_used": float(paid.mean()
+                                                                 / run.config.budget),
+                "re_per_paid": float(delivered.sum() / paid.sum()) if paid.sum() > 0
+                else float("nan"),
+                "test_acc": float(np.mean(accuracy)) if accuracy else float("nan")}
+
+    def table(self) -> Table:
+        """One row per mechanism of :meth:`summary`."""
+        config = next(iter(self.runs.values())).config
+        rows = tuple((self.labels[name], *self.summary(name).values()) for name in self.runs)
+        return Table(("mechanism", "tasks", "winners", "paid", "share of B", "re per unit paid",
+                      "test accuracy"), rows,
+                     title=f"{len(config.daccs)} workers, budget {config.budget:g}, "
+                           f"{config.task.rounds} rounds per task ({self.engine} engine); "
+                           f"means over tasks {config.eval_from + 1}-{config.n_tasks}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the engine, the setting and each run's summary."""
+        config = next(iter(self.runs.values())).config
+        return {"engine": self.engine,
+                "config": {k: v for k, v in config.to_dict().items() if k != "mechanism"},
+                "runs": {name: self.summary(name) for name in self.runs}}
+
+
+def _setup_hook(mechanism: Any) -> Callable[[], None]:
+    """Ray's setup hook, run once in each of its worker processes: ``mechanism`` registered
+    for the process's life, which ends with the run."""
+    def register_in_worker() -> None:
+        registered(mechanism).__enter__()
+
+    return register_in_worker
+
+
+def _run_flower(config: Any, mechanism: Any) -> Any:
+    """``config`` on Flower's Simulation Runtime, with ``mechanism`` registered in Ray's
+    processes (Ray is started here, with the settings of
+    :func:`~fedlib.flower.run_federation`, which then finds it running)."""
+    import ray
+    import ray.cloudpickle
+
+    from fedlib.flower import run_federation
+
+    module = sys.modules.get(type(mechanism).__module__)
+    if module is not None and module.__name__.startswith(USER_MODULE):
+        ray.cloudpickle.register_pickle_by_value(module)  # a file is no importable module
+    quiet = logging.getLogger("fedlib").getEffectiveLevel() > logging.INFO
+    ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=not quiet,
+             logging_level=logging.ERROR if quiet else logging.INFO,
+             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)},
+                          "worker_process_setup_hook": _setup_hook(mechanism)})
+    try:
+        return run_federation(config)
+    finally:
+        ray.shutdown()
+
+
+def run_federated(mechanism: Any, config: Any, engine: Engine = "batched",
+                  reference: Sequence[str] = ("ours",)) -> FederatedComparison:
+    """Run ``config`` with each ``reference`` mechanism and with ``mechanism``.
+
+    Parameters
+    ----------
+    mechanism
+        An object of the protocol (:func:`~fedlib.analysis.conformance.conform`).
+    config : MultiTaskConfig
+        The setting (its ``mechanism`` is replaced by each mechanism's name in turn).
+    engine : {"batched", "flower"}
+        The batched engine (this process), or a Flower federation (needs the Flower extra).
+    reference : sequence of str
+        Built-in mechanisms to run beside it (keys of :data:`~fedlib.mechanism.MECHANISMS`).
+    """
+    from fedlib.experiments.multitask import run_multitask
+
+    if engine not in ("batched", "flower"):
+        raise ValueError(f"engine must be 'batched' or 'flower', got {engine!r}")
+    runs, labels = {}, {}
+    with registered(mechanism):
+        for name in (*reference, mechanism.name):
+            run = replace(config, mechanism=name)
+            runs[name] = (run_multitask(run) if engine == "batched"
+                          else _run_flower(run, mechanism))
+            labels[name] = MECHANISMS[name].label
+    return FederatedComparison(engine, runs, labels)

@@ -1,0 +1,71 @@
+"""Deliberately broken mechanisms, each breaking one property the kit must catch. Every one
+claims all that RRAFL (Algorithm 1 paid its critical price ex ante) keeps.
+
+This file is also copied outside the repository by the command-line tests.
+"""
+
+import numpy as np
+
+from fedlib.conformance import MechanismBase
+from fedlib.mechanism import select
+
+
+class ExAnte(MechanismBase):
+    """Algorithm 1 on ``stretch`` times the budget, every winner paid ``p_up``."""
+
+    name = "ex_ante"
+    claims = frozenset({"budget_feasible", "ir", "truthful", "monotone"})
+    stretch = 1.0
+
+    def select(self, bids, Re, budget, *, costs=None, rng=None):
+        auction = select(bids, Re, self.stretch * budget)
+        return self.allocation(auction.winners, len(bids), auction.upper, auction=auction)
+
+
+class Overspends(ExAnte):
+    """Selects as if the budget were twice as large: pays up to 2B."""
+
+    name, stretch = "overspends", 2.0
+
+
+class PaysBelowBid(ExAnte):
+    """Pays every winner 90% of its bid."""
+
+    name = "pays_below_bid"
+
+    def pay(self, allocation, re):
+        return np.where(allocation.selected, 0.9 * allocation.auction.bids, 0.0)
+
+
+class RewardsOverbidding(ExAnte):
+    """Pays every winner its bid, never more than its critical price: a higher bid pays more."""
+
+    name = "rewards_overbidding"
+
+    def pay(self, allocation, re):
+        return np.where(allocation.selected, allocation.auction.bids, 0.0)
+
+
+class NotMonotone(ExAnte):
+    """Leaves out every bid below a tenth of the mean bid as suspiciously cheap."""
+
+    name = "not_monotone"
+
+    def select(self, bids, Re, budget, *, costs=None, rng=None):
+        bids, Re = np.asarray(bids, float), np.asarray(Re, float)
+        cheap = bids < 0.1 * bids.mean()
+        auction = select(np.where(cheap, 2 * budget + bids.max(), bids), Re, budget)
+        return self.allocation(auction.winners, len(bids), auction.upper, auction=auction)
+
+
+class RaisesOnTies(ExAnte):
+    """Refuses two equal cost densities."""
+
+    name = "raises_on_ties"
+
+    def select(self, bids, Re, budget, *, costs=None, rng=None):
+        bids, Re = np.asarray(bids, float), np.asarray(Re, float)
+        density = bids[Re > 0] / Re[Re > 0]
+        if np.unique(density).size < density.size:
+            raise ValueError("two workers have the same cost density")
+        return super().select(bids, Re, budget)

@@ -1,0 +1,64 @@
+"""Deliberately broken mechanisms are caught, each by the property it breaks, with a
+counterexample that shows it."""
+
+from __future__ import annotations
+
+import pytest
+from broken_mechanisms import (
+    ExAnte,
+    NotMonotone,
+    Overspends,
+    PaysBelowBid,
+    RaisesOnTies,
+    RewardsOverbidding,
+)
+
+from fedlib.analysis.conformance_search import search
+
+
+@pytest.fixture(scope="module")
+def found():
+    mechanisms = (ExAnte, Overspends, PaysBelowBid, RewardsOverbidding, NotMonotone,
+                  RaisesOnTies)
+    return {m.name: search(m(), 20, seed=5, timing=False) for m in mechanisms}
+
+
+def test_the_unbroken_one_is_certified(found):
+    assert found["ex_ante"].failed == ()
+
+
+@pytest.mark.parametrize("name, broken, also", [
+    ("overspends", "budget_feasible", set()),
+    ("pays_below_bid", "ir", {"ir_honest", "truthful", "truthful_honest"}),
+    ("rewards_overbidding", "truthful", {"truthful_honest"}),
+    ("not_monotone", "monotone", {"truthful", "truthful_honest"}),
+])
+def test_each_broken_mechanism_fails_the_property_it_breaks(found, name, broken, also):
+    """Lying pays wherever IR or monotonicity fails: those failures bring truthfulness's."""
+    assert set(found[name].failed) == {broken} | also
+
+
+def test_the_counterexamples_show_the_breakage(found):
+    over = found["overspends"].verdict("budget_feasible").counterexample
+    assert over.plays[0].payments.sum() > over.instance.budget
+    below = found["pays_below_bid"].verdict("ir").counterexample
+    w = below.worker
+    assert below.plays[0].payments[w] == pytest.approx(0.9 * below.instance.costs[w])
+    lie = found["rewards_overbidding"].verdict("truthful").counterexample
+    truth, deviant = lie.plays
+    assert truth.selected[lie.worker] and deviant.selected[lie.worker]  # still wins
+    assert lie.deviations[0].bid > lie.instance.costs[lie.worker]  # by overbidding
+    low, high = found["not_monotone"].verdict("monotone").counterexample.deviations
+    assert low.bid < high.bid
+
+
+def test_a_mechanism_that_raises_is_reported_with_the_instance_not_a_traceback(found):
+    result = found["raises_on_ties"]
+    assert "well_defined" in result.failed
+    cex = result.verdict("well_defined").counterexample
+    assert cex.plays[0].fault == "select raised ValueError: two workers have the same cost density"
+    assert cex.instance.n == 2  # shrunk to the two tied workers
+    densities = cex.plays[0].bids / cex.instance.Re
+    assert densities[0] == densities[1]
+    assert cex.text.startswith("select raised ValueError: two workers have the same cost "
+                               "density, at bids (")

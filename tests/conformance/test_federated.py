@@ -1,0 +1,53 @@
+"""A mechanism of one's own in the federated runs beside ours: on the batched engine, and in a
+Flower federation whose Ray processes see it registered too."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fedlib.analysis.conformance import load
+from fedlib.conformance import check_mechanism
+from fedlib.conformance.federated import federated_config, run_federated
+from fedlib.mechanism import MECHANISMS
+
+HERE = Path(__file__).resolve().parent
+
+
+def test_a_fast_federated_run_beside_ours(data_root):
+    """Overspends selects on twice the budget, so it hires more of the six workers and pays
+    more than ours; the runs are the batched engine's, with their records."""
+    from broken_mechanisms import Overspends
+
+    cert = check_mechanism(Overspends(), instances=0, trials=0, federated="fast")
+    runs = cert.federated
+    assert list(runs.runs) == ["ours", "overspends"] and runs.engine == "batched"
+    ours, mine = runs.summary("ours"), runs.summary("overspends")
+    assert ours["tasks"] == mine["tasks"] == 3
+    assert mine["winners"] > ours["winners"] and mine["budget_used"] > 1 >= ours["budget_used"]
+    assert runs.table().column("mechanism") == ["Our mechanism", "overspends"]
+    assert "overspends" not in MECHANISMS
+
+
+@pytest.mark.slow
+def test_flower_runs_a_mechanism_from_a_file_as_the_batched_engine_does(data_root, tmp_path):
+    """The file lies outside the repository: Ray's processes get the mechanism by value."""
+    shutil.copy(HERE / "broken_mechanisms.py", tmp_path / "mine.py")
+    mechanism = load(f"{tmp_path / 'mine.py'}:Overspends")
+    config = federated_config("fast")
+    flower = run_federated(mechanism, config, "flower", reference=())
+    batched = run_federated(mechanism, config, "batched", reference=())
+    for a, b in zip(flower.runs["overspends"].records, batched.runs["overspends"].records,
+                    strict=True):
+        assert a["winners"] == b["winners"]
+        assert np.allclose(a["payments"], b["payments"], rtol=1e-4)
+
+
+def test_an_unknown_setting_or_engine_is_refused():
+    with pytest.raises(ValueError, match="^setting must be one of"):
+        federated_config("huge")
+    with pytest.raises(ValueError, match="^engine must be"):
+        run_federated(MECHANISMS["ours"], None, "grpc")  # type: ignore[arg-type]

@@ -8,12 +8,13 @@ computed, see :mod:`fedlib.storage.stored`); the paper's numbers come from
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from fedlib.analysis.seed_statistics import SeedStatistic
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.paper import numbers as paper_numbers
@@ -101,6 +102,72 @@ def task_losses(result: MultiTaskResult) -> np.ndarray:
     Table 3 averages."""
     return np.array([r["rounds"]["test_loss"][-1] for r in result.evaluated if r["winners"]],
                     dtype=float)
+
+
+# ---------------------------------------------------------------- over seeds
+
+
+def seeds_of(runs: Sequence[MultiTaskResult]) -> tuple[int, ...]:
+    """The seeds of a sequence of runs of one configuration, in order.
+
+    Raises
+    ------
+    ValueError
+        If there is no run or two runs share a seed.
+    """
+    seeds = tuple(run.config.seed for run in runs)
+    if not seeds or len(set(seeds)) < len(seeds):
+        raise ValueError(f"runs must be one per seed, at least one; got seeds {list(seeds)}")
+    return seeds
+
+
+def over_seeds(runs: Sequence[MultiTaskResult],
+               statistic: Callable[[MultiTaskResult], float]) -> SeedStatistic | None:
+    """``statistic`` of the run of every seed, with its mean and 95% interval, over the seeds
+    where it is finite (a group that never won has no Table 1 contribution); None when it is
+    finite in none."""
+    values = [(run.config.seed, statistic(run)) for run in runs]
+    finite = [(seed, value) for seed, value in values if np.isfinite(value)]
+    if not finite:
+        return None
+    seeds_of(runs)
+    return SeedStatistic.of([seed for seed, _ in finite], [value for _, value in finite])
+
+
+def table1_over_seeds(runs: Mapping[str, Sequence[MultiTaskResult]]) -> list[dict[str, Any]]:
+    """Table 1 of ours over the seeds beside the paper's: one row per dataset and quantity of
+    :data:`~fedlib.paper.numbers.TABLE1_QUANTITIES`, with ``dataset``, ``quantity``, and per
+    data accuracy of :data:`~fedlib.paper.numbers.TABLE1_DACCS` (keys are the floats) a
+    ``(statistic, paper)`` pair: the :class:`~fedlib.analysis.seed_statistics.SeedStatistic`
+    of :func:`table1` over the seeds where the group won (None where it never did) and the
+    paper's number."""
+    rows = []
+    for dataset, seed_runs in runs.items():
+        tables = {run.config.seed: table1(run) for run in seed_runs}
+        paper = paper_numbers.TABLE1[dataset]
+        for quantity in paper_numbers.TABLE1_QUANTITIES:
+            row: dict[Any, Any] = {"dataset": dataset, "quantity": quantity}
+            for dacc in paper_numbers.TABLE1_DACCS:
+                statistic = over_seeds(seed_runs, lambda run, d=dacc, q=quantity, t=tables:
+                                       t[run.config.seed][d][q])
+                row[dacc] = (statistic, paper[quantity][dacc])
+            rows.append(row)
+    return rows
+
+
+def tables23_over_seeds(runs: Mapping[tuple[str, str], Sequence[MultiTaskResult]],
+                        table: int) -> list[dict[str, Any]]:
+    """Table 2 (``table=2``: share of dacc 1.0 among the selected) or Table 3 (mean final loss)
+    over the seeds, one row per mechanism: ``mechanism``, ``label`` and per dataset a
+    ``(statistic, paper)`` pair (:func:`over_seeds`)."""
+    statistic, paper = {2: (table2, paper_numbers.TABLE2), 3: (table3, paper_numbers.TABLE3)}[
+        table]
+    rows: dict[str, dict[str, Any]] = {}
+    for (dataset, mechanism), seed_runs in runs.items():
+        row = rows.setdefault(mechanism, {"mechanism": mechanism,
+                                          "label": MECHANISMS[mechanism].label})
+        row[dataset] = (over_seeds(seed_runs, statistic), paper[mechanism][dataset])
+    return list(rows.values())
 
 
 # ---------------------------------------------------------------------- the book

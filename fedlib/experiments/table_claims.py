@@ -25,7 +25,7 @@ import numpy as np
 
 from fedlib.analysis.claims import Claim
 from fedlib.analysis.seed_statistics import SeedStatistic
-from fedlib.experiments.federated import DATASET_LABELS, table1, table2, table3
+from fedlib.experiments.federated import DATASET_LABELS, seeds_of, table1, table2, table3
 from fedlib.experiments.multitask import MultiTaskResult
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.paper import numbers as paper_numbers
@@ -43,20 +43,6 @@ TABLE23_DIGITS = 4
 #: Mechanisms that select ours' winners by construction (Algorithm 1, other payments only):
 #: left out of "ours gives the smallest loss", where they could only tie with ours.
 SAME_SELECTION_AS_OURS = ("rrafl",)
-
-
-def seeds_of(runs: Sequence[MultiTaskResult]) -> tuple[int, ...]:
-    """The seeds of a sequence of runs of one configuration, in order.
-
-    Raises
-    ------
-    ValueError
-        If there is no run or two runs share a seed.
-    """
-    seeds = tuple(run.config.seed for run in runs)
-    if not seeds or len(set(seeds)) < len(seeds):
-        raise ValueError(f"runs must be one per seed, at least one; got seeds {list(seeds)}")
-    return seeds
 
 
 def _per_dataset(runs: Runs) -> dict[str, tuple[int, ...]]:

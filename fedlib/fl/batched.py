@@ -111,26 +111,24 @@ def sample_losses(logits: Tensor, labels: Tensor) -> Tensor:
     return -torch.log_softmax(logits, dim=-1).gather(-1, index).squeeze(-1)
 
 
-def with_loo_averages(a: Tensor, dim: int, keep: bool) -> Tensor:
+def with_loo_averages(a: Tensor, dim: int) -> Tensor:
     """Append to k entries along ``dim`` their k leave-one-out means and their mean.
 
-    With ``S`` the sum of the entries ``a_i``, the result holds (when ``keep``) the entries
-    themselves, then ``(S - a_i) / (k - 1)`` for every i, formed in one step, then ``S / k``:
-    2k + 1 entries, or k + 1 without ``keep``. It serves stacked parameters (``dim=0``) and,
-    by linearity, first-layer pre-activations. The result has the memory layout of ``a`` (the
-    same order of strides). For k = 1 the leave-one-out mean does not exist and is NaN.
+    With ``S`` the sum of the entries ``a_i``, the result holds the entries themselves, then
+    ``(S - a_i) / (k - 1)`` for every i, formed in one step, then ``S / k``: 2k + 1 entries. It
+    serves stacked parameters (``dim=0``) and, by linearity, first-layer pre-activations. The
+    result has the memory layout of ``a`` (the same order of strides). For k = 1 the
+    leave-one-out mean does not exist and is NaN.
     """
     k = a.shape[dim]
-    first = k if keep else 0
     order = sorted(range(a.dim()), key=a.stride, reverse=True)
     shape = list(a.shape)
-    shape[dim] = first + k + 1
+    shape[dim] = 2 * k + 1
     out = a.new_empty([shape[d] for d in order]).permute([order.index(d) for d in range(a.dim())])
-    if keep:
-        out.narrow(dim, 0, k).copy_(a)
-    mean = torch.mean(a, dim, keepdim=True, out=out.narrow(dim, first + k, 1))
+    out.narrow(dim, 0, k).copy_(a)
+    mean = torch.mean(a, dim, keepdim=True, out=out.narrow(dim, 2 * k, 1))
     inv = 1.0 / (k - 1) if k > 1 else float("nan")
-    torch.sub(mean * (k * inv), a, alpha=inv, out=out.narrow(dim, first, k))
+    torch.sub(mean * (k * inv), a, alpha=inv, out=out.narrow(dim, k, k))
     return out
 
 

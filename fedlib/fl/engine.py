@@ -233,11 +233,14 @@ class BatchedEngine:
         Tensor
             P with shape (k, m) on the engine's device (the input of Eqs. (2)-(3)).
         """
-        probs, _, _ = self._evaluate(stacked, images, labels, probs=True, loo=False)
+        probs, _, _ = self._evaluate(stacked, images, labels, loo=False)
         return probs
 
-    def loo_losses(self, stacked: Stacked, images: Tensor, labels: Tensor) -> tuple[float, Tensor]:
-        """Validation losses of the plain average of all k models and of each leave-one-out one.
+    def probs_and_loo_losses(
+        self, stacked: Stacked, images: Tensor, labels: Tensor
+    ) -> tuple[Tensor, float, Tensor]:
+        """:meth:`true_class_probs` and the leave-one-out check's validation losses (Section
+        4.2), in one pass over the images (the local models' first layer serves both).
 
         Parameters
         ----------
@@ -248,24 +251,15 @@ class BatchedEngine:
 
         Returns
         -------
+        probs : Tensor
+            P with shape (k, m), as :meth:`true_class_probs`.
         l : float
-            Mean cross-entropy of the average of all k models.
+            Mean cross-entropy of the plain average of all k models.
         l_minus : Tensor
             (k,) mean cross-entropy of the average without model i, on the engine's device;
             for k = 1 that average does not exist and ``l_minus`` is ``tensor([nan])``.
         """
-        _, full, loo = self._evaluate(stacked, images, labels, probs=False, loo=True)
-        return full, loo
-
-    def probs_and_loo_losses(
-        self, stacked: Stacked, images: Tensor, labels: Tensor
-    ) -> tuple[Tensor, float, Tensor]:
-        """:meth:`true_class_probs` and :meth:`loo_losses` in one pass over the images.
-
-        Cheaper than the two calls (the local models' first layer serves both). Returns
-        ``(probs, l, l_minus)``.
-        """
-        return self._evaluate(stacked, images, labels, probs=True, loo=True)
+        return self._evaluate(stacked, images, labels, loo=True)
 
     def aggregate(self, stacked: Stacked, weights: Tensor) -> Params:
         """The weighted sum ``sum_i weights[i] * theta_i`` of the k local models.
@@ -379,29 +373,28 @@ class BatchedEngine:
 
     @torch.no_grad()
     def _evaluate(
-        self, stacked: Stacked, images: Tensor, labels: Tensor, *, probs: bool, loo: bool
+        self, stacked: Stacked, images: Tensor, labels: Tensor, *, loo: bool
     ) -> tuple[Tensor, float, Tensor]:
-        """The pass behind :meth:`true_class_probs` and :meth:`loo_losses`: the local models
-        (for ``probs``) followed by the k + 1 aggregates (for ``loo``) as one stack."""
+        """The pass behind :meth:`true_class_probs` and :meth:`probs_and_loo_losses`: the local
+        models followed (for ``loo``) by the k + 1 aggregates as one stack."""
         stacked, k = self._inputs.params(stacked, "stacked", stacked=True)
         images, labels = self._inputs.data(images, labels, ())
         if loo:
-            models = {key: with_loo_averages(value, 0, probs) for key, value in stacked.items()}
+            models = {key: with_loo_averages(value, 0) for key, value in stacked.items()}
         else:
             models = stacked
         combine = loo and self._net.combine_first_stage
-        p = torch.empty(k if probs else 0, len(labels), dtype=self.dtype, device=self.device)
+        p = torch.empty(k, len(labels), dtype=self.dtype, device=self.device)
         losses = torch.zeros(k + 1 if loo else 0, dtype=self.dtype, device=self.device)
-        chunk = self._chunk(probs * k + loo * (k + 1))
+        chunk = self._chunk(k + loo * (k + 1))
         for start in range(0, len(labels), chunk):
             x, y = images[start : start + chunk], labels[start : start + chunk]
             if combine:
-                z = with_loo_averages(self._net.first_shared(stacked, x), 1, probs)
+                z = with_loo_averages(self._net.first_shared(stacked, x), 1)
             else:
                 z = self._net.first_shared(models, x)
             nll = sample_losses(self._net.rest(models, z), y)
-            if probs:
-                p[:, start : start + len(y)] = torch.exp(-nll[:k])
+            p[:, start : start + len(y)] = torch.exp(-nll[:k])
             if loo:
                 losses += nll[-(k + 1) :].sum(1)
         losses /= len(labels)

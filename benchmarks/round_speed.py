@@ -40,8 +40,7 @@ from torch import nn
 from fedlib.fl import reference
 from fedlib.fl.batched import Stacked
 from fedlib.fl.device import resolve_device
-from fedlib.fl.engine import BatchedEngine
-from fedlib.fl.inputs import batch_orders
+from fedlib.fl.engine import BatchedEngine, batch_orders
 from fedlib.fl.models import make_model
 from fedlib.storage.environment import describe, fingerprint
 

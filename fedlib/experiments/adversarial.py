@@ -38,7 +38,8 @@ from fedlib.experiments.registry import Options, register
 from fedlib.fl.attacks import Attack, attacked_pool, model_submitter
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import MODEL_FOR_DATASET
-from fedlib.fl.task import TaskOptions, run_task, seed_sequence, torch_threads
+from fedlib.fl.seeding import seed_sequence, torch_threads
+from fedlib.fl.task import TaskOptions, run_task
 from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
 from fedlib.mechanism.mechanisms import MECHANISMS
 

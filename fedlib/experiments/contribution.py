@@ -25,12 +25,8 @@ from fedlib.experiments.registry import Options, Records, register
 from fedlib.fl.data import DATASETS
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import MODEL_FOR_DATASET
-from fedlib.fl.task import (
-    TaskOptions,
-    run_task,
-    seed_sequence,
-    torch_threads,
-)
+from fedlib.fl.seeding import seed_sequence, torch_threads
+from fedlib.fl.task import TaskOptions, run_task
 from fedlib.fl.workers import (
     PublisherSets,
     WorkerPool,

@@ -37,7 +37,9 @@ from fedlib.fl.attacks import Attack, check_attacks, for_task
 from fedlib.fl.data import DATASETS
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import MODEL_FOR_DATASET
-from fedlib.fl.task import TaskOptions, TaskResult, run_task, seed_sequence, torch_threads
+from fedlib.fl.records import TaskResult
+from fedlib.fl.seeding import seed_sequence, torch_threads
+from fedlib.fl.task import TaskOptions, run_task
 from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
 from fedlib.mechanism.mechanisms import MECHANISMS, Allocation
 from fedlib.mechanism.reputation import BETA1, BETA2, INITIAL_REPUTATION
@@ -358,7 +360,7 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
         the same command: a task another run already trained with exactly the same inputs is
         read from it instead of trained again (same records).
     round_fields : sequence of str, default :data:`ROUND_FIELDS`
-        The :class:`~fedlib.fl.task.RoundRecord` fields each record keeps per round.
+        The :class:`~fedlib.fl.records.RoundRecord` fields each record keeps per round.
 
     Returns
     -------
@@ -372,7 +374,7 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
     Notes
     -----
     Every random stream is derived from ``config.seed`` and the task index
-    (:func:`~fedlib.fl.task.seed_sequence`), and the run executes under ``config.threads``
+    (:func:`~fedlib.fl.seeding.seed_sequence`), and the run executes under ``config.threads``
     torch threads, so a resumed run and an uninterrupted one give identical records on a CPU.
     """
     run = RunState(config)

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from fedlib.fl.batched import Params
-from fedlib.fl.task import TaskResult
+from fedlib.fl.records import TaskResult
 from fedlib.mechanism.mechanisms import MECHANISMS, Allocation
 from fedlib.mechanism.reputation import ReputationLedger
 
@@ -89,7 +89,7 @@ class RunState:
         """After task ``task``: pay the winners ex post given their ``re`` (the mechanism's
         payment rule), apply Eq. (13) to their ``Re``, keep the model and append the task's
         record (``result`` is None when nobody won), keeping ``round_fields`` of the
-        :class:`~fedlib.fl.task.RoundRecord` per round.
+        :class:`~fedlib.fl.records.RoundRecord` per round.
 
         ``bidders`` are the workers the auction saw, in the order ``allocation`` indexes them
         (default: all; in a federation a worker that does not answer the bid request is left

@@ -45,7 +45,8 @@ from fedlib.experiments.contribution import (
 from fedlib.fl.batched import Params, Stacked
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import preprocess
-from fedlib.fl.task import run_task, seed_sequence, torch_threads
+from fedlib.fl.seeding import seed_sequence, torch_threads
+from fedlib.fl.task import run_task
 from fedlib.mechanism.contribution import round_contributions
 from fedlib.mechanism.shapley import coalition_members, exact_shapley, monte_carlo_shapley
 from fedlib.runtime import parallel_map

@@ -17,17 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from fedlib.fl.engine import BatchedEngine
-from fedlib.fl.inputs import batch_orders
+from fedlib.fl.engine import BatchedEngine, batch_orders
 from fedlib.fl.models import MODEL_FOR_DATASET, preprocess
-from fedlib.fl.task import (
-    TaskOptions,
-    local_accuracies,
-    run_task,
-    seed_sequence,
-    torch_generator,
-    torch_threads,
-)
+from fedlib.fl.seeding import seed_sequence, torch_generator, torch_threads
+from fedlib.fl.task import TaskOptions, local_accuracies, run_task
 from fedlib.fl.workers import case2_workers, iid_workers, publisher_sets
 from fedlib.mechanism.contribution import contributions, sample_weights
 from fedlib.mechanism.quality import aggregation_weights, quality_scores

@@ -9,7 +9,7 @@ engine and the fedlib code), so a task finished by one run can be read back by t
 instead of being trained again, with identical results.
 
 :class:`TaskStore` keys each task by a SHA-256 digest of all those inputs
-(:func:`task_key`) and keeps the :class:`~fedlib.fl.task.TaskResult` as a pickle written
+(:func:`task_key`) and keeps the :class:`~fedlib.fl.records.TaskResult` as a pickle written
 atomically (with the final model: about 0.3 MB per LeNet-5 task, 0.8 MB per MLP task). The
 store is a temporary folder that a command creates and deletes; it is read only by the
 processes of the command that wrote it. Tasks with a ``submit`` hook (model-replacing
@@ -34,7 +34,9 @@ import torch
 import fedlib
 from fedlib.fl.batched import Params
 from fedlib.fl.engine import BatchedEngine
-from fedlib.fl.task import SeedLike, TaskOptions, TaskResult, seed_sequence
+from fedlib.fl.records import TaskResult
+from fedlib.fl.seeding import SeedLike, seed_sequence
+from fedlib.fl.task import TaskOptions
 from fedlib.fl.workers import PublisherSets, WorkerPool
 
 logger = logging.getLogger(__name__)

@@ -31,7 +31,7 @@ what they drew before, and without attacks nothing changes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -41,7 +41,8 @@ from numpy.typing import ArrayLike
 
 from fedlib.fl.batched import Params, Stacked
 from fedlib.fl.models import NUM_CLASSES
-from fedlib.fl.task import SeedLike, seed_sequence, torch_generator
+from fedlib.fl.seeding import SeedLike, seed_sequence, torch_generator
+from fedlib.fl.task import Submit
 from fedlib.fl.workers import WorkerPool, flip_labels
 
 #: The behaviours an :class:`Attack` can name.
@@ -50,8 +51,6 @@ ATTACK_KINDS = ("free_rider", "noise", "label_flip", "quality_drop")
 MODEL_KINDS = ("free_rider", "noise")
 #: The default label map of a label-flipping attacker: ``y -> (y + 1) mod 10``.
 SHIFT_BY_ONE = tuple((y + 1) % NUM_CLASSES for y in range(NUM_CLASSES))
-#: ``submit(stacked, global_params, round)``: the models the workers hand in this round.
-Submit = Callable[[Stacked, Params, int], Stacked]
 # Purposes of the attacks' random streams (under the caller's seed).
 _DATA, _MODEL = range(2)
 

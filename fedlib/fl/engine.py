@@ -2,13 +2,13 @@
 
 :class:`BatchedEngine` is what a federated task (:mod:`fedlib.fl.task`) calls in every global
 round: it draws initial weights, trains the k local models from the global one (one batched
-SGD step for all workers at a time, on mini-batches cut from
-:func:`~fedlib.fl.inputs.batch_orders`), measures each local model's probability ``P[i, j]``
-of the true label of validation sample ``j`` (the input of the paper's Eqs. (2)-(3)), runs
-the leave-one-out check's validation losses ``l`` and ``l_{-i}`` (Section 4.2), and
-aggregates. How the k models are represented and run layer by layer is in
-:mod:`fedlib.fl.batched`; what the engine accepts is checked by :mod:`fedlib.fl.inputs`;
-:mod:`fedlib.fl.reference` computes the same with one ``nn.Module`` per worker.
+SGD step for all workers at a time, on mini-batches cut from the random orders of
+:func:`batch_orders`), measures each local model's probability ``P[i, j]`` of the true label of
+validation sample ``j`` (the input of the paper's Eqs. (2)-(3)), runs the leave-one-out check's
+validation losses ``l`` and ``l_{-i}`` (Section 4.2), and aggregates. How the k models are
+represented and run layer by layer is in :mod:`fedlib.fl.batched`; what the engine accepts is
+checked by :mod:`fedlib.fl.inputs`; :mod:`fedlib.fl.reference` computes the same with one
+``nn.Module`` per worker.
 
 Evaluation runs the local models and the k + 1 plain-average aggregates of the leave-one-out
 check as one stack of 2k + 1 models over chunks of the shared validation images. The aggregates'
@@ -71,7 +71,6 @@ class BatchedEngine:
 
     Examples
     --------
-    >>> from fedlib.fl.inputs import batch_orders
     >>> engine = BatchedEngine("mlp", device="cpu")
     >>> gen = torch.Generator().manual_seed(0)
     >>> theta = engine.init_params(gen)
@@ -162,7 +161,7 @@ class BatchedEngine:
         labels
             int64 labels (k, n), or k tensors (n,).
         orders
-            int64 (k, epochs, n), e.g. from :func:`~fedlib.fl.inputs.batch_orders`;
+            int64 (k, epochs, n), e.g. from :func:`batch_orders`;
             ``epochs = orders.shape[1]``.
         lr, batch_size
             SGD learning rate and mini-batch size.
@@ -421,3 +420,30 @@ class BatchedEngine:
         budget = EVAL_CHUNK_BYTES.get(self.device.type, EVAL_CHUNK_BYTES["cuda"])
         per_sample = models * self._net.eval_features * self.dtype.itemsize
         return max(1, budget // per_sample)
+
+
+def batch_orders(k: int, n: int, epochs: int, generator: torch.Generator) -> Tensor:
+    """Independent random orders of each worker's samples, one per worker and epoch.
+
+    Parameters
+    ----------
+    k, n, epochs
+        Workers, samples per worker and local epochs (all at least 1).
+    generator
+        The source of randomness (a CPU generator keeps the orders reproducible).
+
+    Returns
+    -------
+    Tensor
+        int64 tensor (k, epochs, n); ``orders[i, e]`` is a permutation of ``range(n)``.
+
+    Examples
+    --------
+    >>> batch_orders(2, 4, 1, torch.Generator().manual_seed(0)).shape
+    torch.Size([2, 1, 4])
+    """
+    for name, value in (("k", k), ("n", n), ("epochs", epochs)):
+        if value < 1:
+            raise ValueError(f"{name} must be at least 1, got {value}")
+    perms = [torch.randperm(n, generator=generator) for _ in range(k * epochs)]
+    return torch.stack(perms).view(k, epochs, n)

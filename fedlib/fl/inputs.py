@@ -4,8 +4,7 @@ Every method of the engine validates its arguments before any computation, so th
 shape, dtype or label range fails with a message naming the argument instead of deep inside a
 batched product. :class:`EngineInputs` holds what the checks compare against (the model's
 parameter shapes, the engine's dtype and device); each of its methods checks one kind of
-argument and returns it on the engine's device. :func:`batch_orders` draws the random
-mini-batch orders the engine trains on.
+argument and returns it on the engine's device.
 """
 
 from __future__ import annotations
@@ -130,30 +129,3 @@ class EngineInputs:
         if rows and (not torch.isfinite(weights).all() or (weights.sum(1) - 1).abs().max() > 1e-6):
             raise ValueError("weights must be finite and every row must sum to 1")
         return weights
-
-
-def batch_orders(k: int, n: int, epochs: int, generator: torch.Generator) -> Tensor:
-    """Independent random orders of each worker's samples, one per worker and epoch.
-
-    Parameters
-    ----------
-    k, n, epochs
-        Workers, samples per worker and local epochs (all at least 1).
-    generator
-        The source of randomness (a CPU generator keeps the orders reproducible).
-
-    Returns
-    -------
-    Tensor
-        int64 tensor (k, epochs, n); ``orders[i, e]`` is a permutation of ``range(n)``.
-
-    Examples
-    --------
-    >>> batch_orders(2, 4, 1, torch.Generator().manual_seed(0)).shape
-    torch.Size([2, 1, 4])
-    """
-    for name, value in (("k", k), ("n", n), ("epochs", epochs)):
-        if value < 1:
-            raise ValueError(f"{name} must be at least 1, got {value}")
-    perms = [torch.randperm(n, generator=generator) for _ in range(k * epochs)]
-    return torch.stack(perms).view(k, epochs, n)

@@ -16,64 +16,28 @@ Each global round ``t`` (Section 4 of the paper; the readings where it is silent
 At the end of the task: contribution = mean of the round contributions, trust from the pass and
 fail counts (Eq. (4) and the Gompertz curve), internal reputation ``re = contrib * trust``
 (Eq. (5)). Payments and the reputation update (Eqs. (13), (16)) belong to the mechanism and the
-multi-task experiment.
+multi-task experiment. What a task records is in :mod:`fedlib.fl.records`; its random streams
+come from :mod:`fedlib.fl.seeding`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import torch
 
 from fedlib.fl.batched import Params, Stacked
-from fedlib.fl.engine import BatchedEngine
-from fedlib.fl.inputs import batch_orders
+from fedlib.fl.engine import BatchedEngine, batch_orders
 from fedlib.fl.models import preprocess
+from fedlib.fl.records import RoundRecord, TaskResult
+from fedlib.fl.seeding import SeedLike, torch_generator
 from fedlib.fl.workers import PublisherSets, WorkerPool
 from fedlib.mechanism.contribution import contributions, round_contributions, task_contributions
 from fedlib.mechanism.quality import DELTA, aggregation_weights, leave_one_out_pass
 from fedlib.mechanism.reputation import THETA, gompertz_trust, internal_reputation
-
-SeedLike = int | np.random.SeedSequence
-#: The per-worker fields of :class:`TaskResult` that :meth:`TaskResult.to_dict` writes.
-WORKER_FIELDS = ("contribution", "n_pass", "n_fail", "trust", "re", "local_acc")
-
-
-def seed_sequence(seed: SeedLike, *key: int) -> np.random.SeedSequence:
-    """The seed sequence of one purpose of an experiment, e.g. ``(TRAIN, task)``.
-
-    ``SeedSequence(seed, spawn_key=key)`` depends only on the experiment seed and the key, not
-    on what ran before, so a resumed run draws exactly what an uninterrupted one would.
-    """
-    if isinstance(seed, np.random.SeedSequence):
-        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *key))
-    return np.random.SeedSequence(seed, spawn_key=key)
-
-
-def torch_generator(seed: SeedLike) -> torch.Generator:
-    """A CPU ``torch.Generator`` seeded from a seed (sequence) via 64 bits of its state."""
-    state = seed_sequence(seed).generate_state(1, dtype=np.uint64)[0]
-    return torch.Generator().manual_seed(int(state))
-
-
-@contextmanager
-def torch_threads(threads: int) -> Iterator[None]:
-    """Run a block under ``torch.set_num_threads(threads)``, restoring the old count after.
-
-    A fixed thread count makes CPU results reproducible bit for bit across machines and runs.
-    """
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads must be a positive integer, got {threads!r}")
-    previous = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
 
 
 @dataclass(frozen=True)
@@ -130,102 +94,6 @@ class TaskOptions:
             raise ValueError(f"theta must lie in (0, 1), got {self.theta!r}")
         if not np.isfinite(self.delta):
             raise ValueError(f"delta must be a finite number, got {self.delta!r}")
-
-
-@dataclass(frozen=True, eq=False)
-class RoundRecord:
-    """What happened in one global round; arrays have one entry per submitting worker.
-
-    Attributes
-    ----------
-    loss_all : float
-        Validation loss ``l`` of the plain average of all local models.
-    delta_l : numpy.ndarray
-        ``l_{-i} - l`` (0 when a single model was submitted).
-    passed : numpy.ndarray of bool
-        Outcome of the leave-one-out check.
-    margin : numpy.ndarray
-        ``delta_l - delta``: how far each decision lies from the threshold (pass iff >= 0; a
-        single submitted model passes whatever its margin). Verification on another machine
-        reads it to tell a decision that float noise can flip from one it cannot
-        (:mod:`fedlib.storage.comparison`).
-    contrib : numpy.ndarray
-        Round contributions, Eq. (3) max-normalised.
-    mean_prob : numpy.ndarray
-        Mean true-class probability of each local model on the validation set (the paper's
-        equal-weighted benchmark before normalisation).
-    omega : numpy.ndarray
-        Aggregation weights (all 0 when nobody passed).
-    test_loss, test_acc : float
-        The global model after this round, on the publisher's test set.
-    local_acc : numpy.ndarray or None
-        Test accuracy of each local model, when requested.
-    """
-
-    loss_all: float
-    delta_l: np.ndarray
-    passed: np.ndarray
-    margin: np.ndarray
-    contrib: np.ndarray
-    mean_prob: np.ndarray
-    omega: np.ndarray
-    test_loss: float
-    test_acc: float
-    local_acc: np.ndarray | None
-
-
-@dataclass(frozen=True, eq=False)
-class TaskResult:
-    """A finished task: its rounds and, per worker (in the order given), the task's outcome.
-
-    Attributes
-    ----------
-    rounds : tuple of RoundRecord
-    contribution : numpy.ndarray
-        Task contribution, the mean of the round contributions.
-    n_pass, n_fail : numpy.ndarray of int
-        Rounds in which the worker passed / failed the leave-one-out check.
-    trust : numpy.ndarray
-        Gompertz trust from Eq. (4).
-    re : numpy.ndarray
-        Internal reputation, Eq. (5).
-    local_acc : numpy.ndarray or None
-        Mean test accuracy of the worker's local models over the rounds, when requested.
-    final_params : Params
-        The global model at the end of the task (not serialised).
-    """
-
-    rounds: tuple[RoundRecord, ...]
-    contribution: np.ndarray
-    n_pass: np.ndarray
-    n_fail: np.ndarray
-    trust: np.ndarray
-    re: np.ndarray
-    local_acc: np.ndarray | None
-    final_params: Params = field(repr=False)
-
-    def round_values(self, name: str) -> np.ndarray:
-        """One round field stacked over the rounds: shape (rounds,) or (rounds, workers)."""
-        return np.array([getattr(record, name) for record in self.rounds])
-
-    def to_dict(self, round_fields: tuple[str, ...] | None = None) -> dict[str, Any]:
-        """JSON-ready plain lists: per-worker fields and the round fields column by column.
-
-        Parameters
-        ----------
-        round_fields : tuple of str, optional
-            The :class:`RoundRecord` fields to keep (default: all).
-        """
-        names = round_fields or tuple(f.name for f in fields(RoundRecord))
-        out = {name: _plain(getattr(self, name)) for name in WORKER_FIELDS}
-        out["rounds"] = {name: _plain(self.round_values(name)) for name in names
-                         if getattr(self.rounds[0], name) is not None}
-        return out
-
-
-def _plain(value: Any) -> Any:
-    """numpy arrays and scalars as plain Python lists and numbers."""
-    return value.tolist() if isinstance(value, np.ndarray | np.generic) else value
 
 
 def local_accuracies(engine: BatchedEngine, stacked: Stacked, images: torch.Tensor,

@@ -53,18 +53,11 @@ from fedlib.experiments.multitask import (
 )
 from fedlib.experiments.run_state import RunState
 from fedlib.fl.batched import Params
-from fedlib.fl.engine import BatchedEngine
-from fedlib.fl.inputs import batch_orders
+from fedlib.fl.engine import BatchedEngine, batch_orders
 from fedlib.fl.models import MODEL_FOR_DATASET
-from fedlib.fl.task import (
-    RoundRecord,
-    Sample,
-    finish_task,
-    publisher_tensors,
-    score_round,
-    torch_generator,
-    torch_threads,
-)
+from fedlib.fl.records import RoundRecord
+from fedlib.fl.seeding import torch_generator, torch_threads
+from fedlib.fl.task import Sample, finish_task, publisher_tensors, score_round
 from fedlib.flower.messages import (
     BID,
     PAYMENT,
@@ -91,7 +84,7 @@ class MechanismStrategy(Strategy):
     timeout : float, default 600
         Seconds to wait for the replies to one round of requests.
     round_fields : tuple of str
-        The :class:`~fedlib.fl.task.RoundRecord` fields each task record keeps per round.
+        The :class:`~fedlib.fl.records.RoundRecord` fields each task record keeps per round.
     """
 
     def __init__(self, config: MultiTaskConfig, timeout: float = 600.0,

@@ -19,7 +19,8 @@ from fedlib.experiments.shapley_truth import (
     run_shapley_truth,
 )
 from fedlib.fl.engine import BatchedEngine
-from fedlib.fl.task import TaskOptions, run_task, seed_sequence, torch_threads
+from fedlib.fl.seeding import seed_sequence, torch_threads
+from fedlib.fl.task import TaskOptions, run_task
 from fedlib.mechanism.shapley import leave_one_out
 
 WORKERS, ROUNDS = 4, 2

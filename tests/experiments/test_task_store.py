@@ -14,7 +14,8 @@ from fedlib.experiments.grid import run_many
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.experiments.task_store import TaskStore, task_key
 from fedlib.fl.engine import BatchedEngine
-from fedlib.fl.task import TaskOptions, seed_sequence
+from fedlib.fl.seeding import seed_sequence
+from fedlib.fl.task import TaskOptions
 from fedlib.fl.workers import iid_workers, publisher_sets
 
 TINY = MultiTaskConfig(

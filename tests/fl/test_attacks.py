@@ -24,7 +24,8 @@ from fedlib.fl.attacks import (
     replace_models,
 )
 from fedlib.fl.engine import BatchedEngine
-from fedlib.fl.task import TaskOptions, run_task, torch_threads
+from fedlib.fl.seeding import torch_threads
+from fedlib.fl.task import TaskOptions, run_task
 from fedlib.fl.workers import iid_workers, publisher_sets
 from fedlib.storage.results import _comparable
 

@@ -12,8 +12,7 @@ from torch.nn import functional as F
 from fedlib.fl import reference
 from fedlib.fl.batched import Params, Stacked
 from fedlib.fl.device import resolve_device
-from fedlib.fl.engine import BatchedEngine
-from fedlib.fl.inputs import batch_orders
+from fedlib.fl.engine import BatchedEngine, batch_orders
 from fedlib.fl.models import MODEL_FOR_DATASET, PIXEL_MEAN, PIXEL_STD, make_model, preprocess
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])

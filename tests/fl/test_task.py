@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from fedlib.fl.engine import BatchedEngine
-from fedlib.fl.task import TaskOptions, run_task, seed_sequence, torch_threads
+from fedlib.fl.seeding import seed_sequence, torch_threads
+from fedlib.fl.task import TaskOptions, run_task
 from fedlib.fl.workers import iid_workers, publisher_sets
 from fedlib.mechanism.reputation import gompertz_trust
 

@@ -18,7 +18,7 @@ from fedlib.cli import main
 from fedlib.experiments.federation import fast_federation
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.fl.attacks import Attack
-from fedlib.fl.task import RoundRecord
+from fedlib.fl.records import RoundRecord
 from fedlib.flower import MechanismStrategy, run_federation
 from fedlib.flower.strategy import _widen
 from fedlib.storage.comparison import compare_records

@@ -12,6 +12,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from fedlib.checks import integer
+
 T = TypeVar("T")
 
 
@@ -85,8 +87,7 @@ def parallel_map(fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], jobs: i
     and the worker processes are terminated before the exception propagates: no worker goes on
     computing after the map has ended. Runs that checkpoint keep their finished tasks.
     """
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    jobs = integer(jobs, "jobs")
     if jobs == 1 or len(calls) <= 1:
         return [fn(*call) for call in (calls if desc is None else progress(calls, desc))]
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(calls)),

@@ -3,7 +3,8 @@
 ``cli`` -> ``conformance`` -> ``viz`` and ``flower`` -> ``storage`` -> ``experiments`` -> ``fl``
 and ``analysis`` -> ``mechanism`` (``fl`` trains models, ``analysis`` computes with numpy alone;
 neither imports the other), with the bottom modules (``runtime``, ``book``, ``paper``,
-``table``: anything directly under ``fedlib/`` that is not a layer) below them all. Imports are
+``table``: anything directly under ``fedlib/`` that is not a layer) below them all, and
+``checks`` (the argument checks every layer shares) below those. Imports are
 read from the source (every ``import`` statement, those inside functions too), so a lazy import
 does not hide a dependency.
 """
@@ -19,9 +20,10 @@ import fedlib
 
 PACKAGE = Path(fedlib.__file__).parent
 #: Rank of each layer: a module may import its own layer and the layers of lower rank
-#: (``fedlib.__main__``, ``python -m fedlib``, is the command line's entry point).
-LAYERS = {"mechanism": 1, "fl": 2, "analysis": 2, "experiments": 3, "storage": 4, "viz": 5,
-          "flower": 5, "conformance": 6, "cli": 7, "__main__": 8}
+#: (``fedlib.__main__``, ``python -m fedlib``, is the command line's entry point; the argument
+#: checks of ``fedlib.checks`` lie below the bottom modules, which may all use them).
+LAYERS = {"checks": -1, "mechanism": 1, "fl": 2, "analysis": 2, "experiments": 3, "storage": 4,
+          "viz": 5, "flower": 5, "conformance": 6, "cli": 7, "__main__": 8}
 
 
 def module_name(path: Path) -> str:

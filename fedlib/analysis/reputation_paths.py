@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fedlib.checks import integer
 from fedlib.mechanism.reputation import (
     BETA1,
     BETA2,
@@ -136,8 +137,7 @@ def scripted_re(kind: str, n_tasks: int = 30, good: float = 0.9, bad: float = 0.
     """
     if kind not in SCRIPTS:
         raise ValueError(f"kind must be one of {SCRIPTS}, got {kind!r}")
-    if isinstance(n_tasks, bool) or not isinstance(n_tasks, int) or n_tasks < 1:
-        raise ValueError(f"n_tasks must be a positive integer, got {n_tasks!r}")
+    n_tasks = integer(n_tasks, "n_tasks")
     if kind == "always good":
         return np.full(n_tasks, float(good))
     if kind == "turns bad once":

@@ -41,6 +41,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from fedlib.analysis.sweep_results import Per, SweepResult
+from fedlib.checks import integer
 from fedlib.experiments.registry import Options, Records, register
 from fedlib.mechanism import MECHANISMS, synthetic_instance
 from fedlib.paper.settings import FIG4_WORKERS, FIG5_BUDGET, PAPER_BUDGETS, PAPER_WORKERS
@@ -173,16 +174,14 @@ class SweepConfig:
             raise ValueError(f"xs must be positive and finite, got {self.xs!r}")
         object.__setattr__(self, "xs", xs)
         object.__setattr__(self, "mechanisms", _check_mechanisms(self.mechanisms))
-        _positive_int(self.trials, "trials")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) \
-                or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        integer(self.trials, "trials")
+        integer(self.seed, "seed", minimum=0)
         if self.per not in ("payment", "budget"):
             raise ValueError(f"per must be 'payment' or 'budget', got {self.per!r}")
         if self.optimal_values not in ("re", "Re"):
             raise ValueError(f"optimal_values must be 're' or 'Re', got {self.optimal_values!r}")
         if self.sweep == "budget":
-            _positive_int(self.n_workers, "n_workers")
+            integer(self.n_workers, "n_workers")
             if self.budget is not None:
                 raise ValueError("a budget sweep varies the budget: leave budget=None")
         else:
@@ -278,12 +277,6 @@ def _check_mechanisms(mechanisms: Sequence[str]) -> tuple[str, ...]:
         raise ValueError(f"mechanisms must be distinct keys of MECHANISMS {tuple(MECHANISMS)}, "
                          f"got {names!r}")
     return names
-
-
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def play(mechanism: str, bids: np.ndarray, Re: np.ndarray, re: np.ndarray, budget: float,
@@ -403,7 +396,7 @@ def worker_sweep(n_workers_list: Sequence[int] = PAPER_WORKERS, budget: float = 
     ((20.0, 40.0), [125.0, 125.0])
     """
     for n in n_workers_list:
-        _positive_int(n, "n_workers_list entries")
+        integer(n, "n_workers_list entries")
     return run_sweep(SweepConfig(
         sweep="workers", xs=tuple(float(n) for n in n_workers_list), n_workers=None,
         budget=budget, trials=trials, seed=seed, per=per, mechanisms=tuple(mechanisms),

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from fedlib.checks import integer
 from fedlib.experiments.registry import Options, Records, register
 from fedlib.experiments.run_state import RunState
 from fedlib.experiments.task_store import TaskStore, task_key
@@ -177,14 +178,14 @@ class MultiTaskConfig:
             raise ValueError(f"beta1 must be positive and beta2 in [0, 1], got beta1 = "
                              f"{self.beta1!r}, beta2 = {self.beta2!r}")
         for name in ("n_tasks", "n_samples", "n_val", "n_test", "threads"):
-            _check_int(getattr(self, name), name, minimum=1)
-        _check_int(self.eval_from, "eval_from", minimum=0)
+            integer(getattr(self, name), name)
+        integer(self.eval_from, "eval_from", minimum=0)
         if not self.groups:
             raise ValueError("groups must name at least one (dacc, count) group")
         for dacc, count in self.groups:
             if not 0 < dacc <= 1:
                 raise ValueError(f"groups: dacc must lie in (0, 1], got {dacc!r}")
-            _check_int(count, "groups: count", minimum=1)
+            integer(count, "groups: count")
         object.__setattr__(self, "attacks", check_attacks(self.attacks, self.daccs.size))
 
     @property
@@ -268,11 +269,6 @@ class MultiTaskConfig:
                    for mechanism in options.mechanisms or TABLE_MECHANISMS]
         configs.sort(key=lambda config: config.mechanism == "rrafl")
         return [config.fast() if options.fast else config for config in configs]
-
-
-def _check_int(value: Any, name: str, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
 def draw_bids(config: MultiTaskConfig, task: int) -> np.ndarray:

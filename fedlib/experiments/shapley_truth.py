@@ -36,6 +36,7 @@ import torch
 from numpy.typing import ArrayLike
 
 from fedlib.analysis.contribution_checks import kendall_tau, rank_correlation
+from fedlib.checks import integer
 from fedlib.experiments.contribution import (
     _TRAIN,
     CASES,
@@ -86,9 +87,7 @@ class ShapleyConfig:
     curve_permutations: int = 200
 
     def __post_init__(self) -> None:
-        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or not (
-                2 <= self.workers <= 16):
-            raise ValueError(f"workers must be an integer in [2, 16], got {self.workers!r}")
+        integer(self.workers, "workers", minimum=2, maximum=16)
         if self.utility not in UTILITIES:
             raise ValueError(f"utility must be one of {UTILITIES}, got {self.utility!r}")
         if not 1 <= self.mc_permutations <= self.curve_permutations:

@@ -39,6 +39,7 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
+from fedlib.checks import integer
 from fedlib.fl.batched import Params, Stacked
 from fedlib.fl.models import NUM_CLASSES
 from fedlib.fl.seeding import SeedLike, seed_sequence, torch_generator
@@ -90,12 +91,11 @@ class Attack:
     def __post_init__(self) -> None:
         if self.kind not in ATTACK_KINDS:
             raise ValueError(f"kind must be one of {ATTACK_KINDS}, got {self.kind!r}")
-        workers = tuple(self.workers)
-        if not workers or any(isinstance(w, bool) or not isinstance(w, int | np.integer)
-                              or w < 0 for w in workers) or len(set(workers)) < len(workers):
+        workers = tuple(integer(w, "workers", minimum=0) for w in self.workers)
+        if not workers or len(set(workers)) < len(workers):
             raise ValueError(f"workers must be distinct non-negative integers (at least one), "
                              f"got {self.workers!r}")
-        object.__setattr__(self, "workers", tuple(int(w) for w in workers))
+        object.__setattr__(self, "workers", workers)
         strength = float(self.strength)
         low, high, closed = {"label_flip": (0.0, 1.0, True),
                              "quality_drop": (0.0, 1.0, False)}.get(self.kind,
@@ -107,9 +107,7 @@ class Attack:
                                                                      "a noise std >= 0")
             raise ValueError(f"strength of {self.kind} must be {what}, got {self.strength!r}")
         object.__setattr__(self, "strength", strength)
-        if isinstance(self.from_task, bool) or not isinstance(self.from_task, int) \
-                or self.from_task < 0:
-            raise ValueError(f"from_task must be a non-negative integer, got {self.from_task!r}")
+        integer(self.from_task, "from_task", minimum=0)
         if self.permutation is not None:
             perm = tuple(int(p) for p in self.permutation)
             if self.kind != "label_flip":

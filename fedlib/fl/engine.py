@@ -33,7 +33,7 @@ from torch import Tensor
 
 from fedlib.fl.batched import BATCHED_NETS, Params, Stacked, sample_losses, with_loo_averages
 from fedlib.fl.device import exact_float32, resolve_device
-from fedlib.fl.inputs import EngineInputs
+from fedlib.fl.inputs import EngineInputs, sgd_settings
 from fedlib.fl.models import make_model
 
 #: Bytes of the widest activation of all evaluated models per evaluation chunk, by device
@@ -194,10 +194,7 @@ class BatchedEngine:
                 f"orders must be int64 with shape (k={k}, epochs >= 1, n={n}), "
                 f"got {orders.dtype} {tuple(orders.shape)}"
             )
-        if lr <= 0 or batch_size < 1:
-            raise ValueError(f"lr and batch_size must be positive, got {lr} and {batch_size}")
-        if not 0 <= momentum < 1:
-            raise ValueError(f"momentum must lie in [0, 1), got {momentum!r}")
+        sgd_settings(lr, batch_size, momentum)
         orders = orders.to(self.device)
         rows = torch.arange(k, device=self.device).unsqueeze(1)
         params = {key: value.expand(k, *value.shape).clone().requires_grad_(True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from fedlib.checks import integer
 from fedlib.fl.batched import Params
 from fedlib.fl.models import IMAGE_SHAPE, NUM_CLASSES
 
@@ -129,3 +130,14 @@ class EngineInputs:
         if rows and (not torch.isfinite(weights).all() or (weights.sum(1) - 1).abs().max() > 1e-6):
             raise ValueError("weights must be finite and every row must sum to 1")
         return weights
+
+
+def sgd_settings(lr: float, batch_size: int, momentum: float) -> None:
+    """Check the settings of local SGD: ``lr > 0``, ``batch_size`` a positive integer and
+    ``momentum`` in [0, 1) (the checks of :meth:`~fedlib.fl.engine.BatchedEngine.train_local`
+    and of :class:`~fedlib.fl.task.TaskOptions`, which checks them before a run starts)."""
+    integer(batch_size, "batch_size")
+    if not lr > 0:
+        raise ValueError(f"lr must be positive, got {lr!r}")
+    if not 0 <= momentum < 1:
+        raise ValueError(f"momentum must lie in [0, 1), got {momentum!r}")

@@ -16,6 +16,8 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
+from fedlib.checks import integer
+
 SeedLike = int | np.random.SeedSequence
 
 
@@ -43,8 +45,7 @@ def torch_threads(threads: int) -> Iterator[None]:
     A fixed thread count makes CPU results reproducible bit for bit from run to run on one
     machine.
     """
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads must be a positive integer, got {threads!r}")
+    threads = integer(threads, "threads")
     previous = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:

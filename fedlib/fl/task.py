@@ -29,8 +29,10 @@ from typing import Literal
 import numpy as np
 import torch
 
+from fedlib.checks import integer
 from fedlib.fl.batched import Params, Stacked
 from fedlib.fl.engine import BatchedEngine, batch_orders
+from fedlib.fl.inputs import sgd_settings
 from fedlib.fl.models import preprocess
 from fedlib.fl.records import RoundRecord, TaskResult
 from fedlib.fl.seeding import SeedLike, torch_generator
@@ -79,14 +81,9 @@ class TaskOptions:
     theta: float = THETA
 
     def __post_init__(self) -> None:
-        for name in ("rounds", "epochs", "batch_size"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        if not self.lr > 0:
-            raise ValueError(f"lr must be positive, got {self.lr!r}")
-        if not 0 <= self.momentum < 1:
-            raise ValueError(f"momentum must lie in [0, 1), got {self.momentum!r}")
+        integer(self.rounds, "rounds")
+        integer(self.epochs, "epochs")
+        sgd_settings(self.lr, self.batch_size, self.momentum)
         if self.denominator not in ("corrected", "printed"):
             raise ValueError(f"denominator must be 'corrected' or 'printed', got "
                              f"{self.denominator!r}")

@@ -21,6 +21,7 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
+from fedlib.checks import integer
 from fedlib.fl import data
 from fedlib.fl.models import NUM_CLASSES
 
@@ -32,12 +33,6 @@ def _check_dacc(dacc: float, name: str = "dacc") -> float:
     if not 0.0 < value <= 1.0:
         raise ValueError(f"{name} must lie in (0, 1], got {dacc!r}")
     return value
-
-
-def _check_count(value: int, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def flip_labels(labels: ArrayLike, dacc: float, rng: np.random.Generator) -> np.ndarray:
@@ -156,7 +151,7 @@ def publisher_sets(dataset: str, rng: np.random.Generator, n_val: int = 5000,
     ValueError
         For an unknown dataset or sizes below 1 or above the split.
     """
-    n_val, n_test = _check_count(n_val, "n_val"), _check_count(n_test, "n_test")
+    n_val, n_test = integer(n_val, "n_val"), integer(n_test, "n_test")
     split = data.load(dataset, "test", root)
     if n_val + n_test > len(split):
         raise ValueError(f"n_val + n_test must be at most {len(split)}, got {n_val + n_test}")
@@ -202,7 +197,7 @@ def iid_workers(dataset: str, daccs: Sequence[float], rng: np.random.Generator, 
     d = np.array([_check_dacc(a, "daccs") for a in daccs], dtype=float)
     if d.size == 0:
         raise ValueError("daccs must name at least one worker")
-    n = _check_count(n, "n")
+    n = integer(n, "n")
     split = data.load(dataset, "train", root)
     if d.size * n > len(split):
         raise ValueError(f"len(daccs) * n must be at most {len(split)}, got {d.size * n}")
@@ -227,7 +222,7 @@ def case2_workers(dataset: str, rng: np.random.Generator, n: int = 1000,
     root : path, optional
         Data folder (default ``FEDLIB_DATA``).
     """
-    n = _check_count(n, "n")
+    n = integer(n, "n")
     split = data.load(dataset, "train", root)
     labels = split.labels.numpy()
     order = rng.permutation(len(split))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fedlib.checks import integer
 from fedlib.mechanism import _validate
 from fedlib.mechanism.auction import readonly
 
@@ -49,11 +50,9 @@ class Instance:
         re = _validate.per_worker(self.re, "re", bids.size)
         costs = bids.copy() if self.costs is None else _validate.per_worker(self.costs, "costs",
                                                                            bids.size)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) \
-                or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
         fields = {"bids": readonly(bids), "Re": readonly(Re), "budget": budget,
-                  "re": readonly(re), "costs": readonly(costs), "seed": int(self.seed)}
+                  "re": readonly(re), "costs": readonly(costs),
+                  "seed": integer(self.seed, "seed", minimum=0)}
         for name, value in fields.items():
             object.__setattr__(self, name, value)
 

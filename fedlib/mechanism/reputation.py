@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fedlib.checks import integer
 from fedlib.mechanism import _validate
 
 #: theta of Eq. (4): the paper asks for (0, 0.5) and sets 0.4 (Section 4.2).
@@ -217,9 +218,7 @@ class ReputationLedger:
 
     def __init__(self, n_workers: int, initial_reputation: float = INITIAL_REPUTATION,
                  beta1: float = BETA1, beta2: float = BETA2) -> None:
-        if isinstance(n_workers, bool) or not isinstance(n_workers, int | np.integer) \
-                or n_workers < 1:
-            raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
+        n_workers = integer(n_workers, "n_workers")
         self.initial_reputation = _validate.scalar(initial_reputation, "initial_reputation",
                                                    nonnegative=True)
         self.beta1, self.beta2 = _betas(beta1, beta2)

@@ -27,16 +27,12 @@ from math import factorial
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fedlib.checks import integer
+
 #: Utility table (length ``2**n``) or callable from bitmasks to utilities.
 Utility = ArrayLike | Callable[[np.ndarray], ArrayLike]
 #: Largest number of players of an exact computation (``2**20`` coalitions).
 MAX_PLAYERS = 20
-
-
-def _players(n: int) -> int:
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or not 1 <= n <= MAX_PLAYERS:
-        raise ValueError(f"n must be an integer in [1, {MAX_PLAYERS}], got {n!r}")
-    return int(n)
 
 
 def _values(utility: Utility, masks: np.ndarray, n: int) -> np.ndarray:
@@ -65,7 +61,7 @@ def coalition_members(n: int) -> np.ndarray:
     >>> coalition_members(2).astype(int).tolist()
     [[0, 0], [1, 0], [0, 1], [1, 1]]
     """
-    n = _players(n)
+    n = integer(n, "n", maximum=MAX_PLAYERS)
     return (np.arange(2**n)[:, None] >> np.arange(n)) & 1 == 1
 
 
@@ -99,7 +95,7 @@ def exact_shapley(utility: Utility, n: int) -> np.ndarray:
     >>> exact_shapley([0, 1, 2, 5], 2).tolist()
     [2.0, 3.0]
     """
-    n = _players(n)
+    n = integer(n, "n", maximum=MAX_PLAYERS)
     masks = np.arange(2**n)
     v = _values(utility, masks, n)
     size = coalition_members(n).sum(1)
@@ -189,10 +185,8 @@ def monte_carlo_shapley(utility: Utility, n: int, permutations: int,
     >>> mc.estimates.tolist(), mc.evaluations
     ([1.0, 2.0], 4)
     """
-    n = _players(n)
-    if isinstance(permutations, bool) or not isinstance(permutations, int | np.integer) or (
-            permutations < 1):
-        raise ValueError(f"permutations must be a positive integer, got {permutations!r}")
+    n = integer(n, "n", maximum=MAX_PLAYERS)
+    permutations = integer(permutations, "permutations")
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     orders = np.argsort(rng.random((permutations, n)), axis=1)

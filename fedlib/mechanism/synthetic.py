@@ -7,6 +7,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fedlib.checks import integer
 from fedlib.mechanism import _validate
 from fedlib.mechanism.instances import Instance
 from fedlib.mechanism.mechanisms import Allocation
@@ -34,9 +35,7 @@ def synthetic_instance(n_workers: int, budget: float, rng: np.random.Generator) 
     >>> bool(np.all((inst.Re >= 0.1) & (inst.Re <= 1)))
     True
     """
-    if isinstance(n_workers, bool) or not isinstance(n_workers, int | np.integer) \
-            or n_workers < 1:
-        raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
+    n_workers = integer(n_workers, "n_workers")
     if not isinstance(rng, np.random.Generator):
         raise ValueError("rng must be a numpy.random.Generator")
     Re = rng.uniform(0.1, 1.0, n_workers)

@@ -5,7 +5,9 @@ paper's order: what the paper says (with its section, equation or algorithm line
 fedlib implements by default, the alternative, the fedlib parameter that selects it ("fixed"
 when the alternative is not implemented, with the function that holds the decision) and the
 chapter that shows or measures the difference. The reproducibility chapter renders
-:data:`READINGS` as a table; docstrings that depend on a reading point here.
+:data:`READINGS` as a table; docstrings that depend on a reading point here. For every reading,
+``tests/paper/test_readings.py`` runs the code it names on a case computed by hand and checks
+that it does what the default column says.
 
 Equation numbers count the paper's displayed equations in order (see :mod:`fedlib.paper`).
 """
@@ -13,6 +15,16 @@ Equation numbers count the paper's displayed equations in order (see :mod:`fedli
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+#: The paper's numbered sections, as its LaTeX source numbers them; the readings and the
+#: chapters cite these numbers ("Section 4.2", "Sec. 6").
+PAPER_SECTIONS: dict[str, str] = {
+    "1": "Introduction", "2": "Related Work", "3": "System Model and Problem Definition",
+    "3.1": "System Model", "3.2": "Problem Definition", "4": "Mechanism Design",
+    "4.1": "Contribution Measurement", "4.2": "Reputation Modeling",
+    "4.3": "Workers Selection and Payment", "5": "Theoretical Analysis", "6": "Experiment",
+    "7": "Conclusion",
+}
 
 
 @dataclass(frozen=True)
@@ -45,6 +57,15 @@ READINGS: tuple[Reading, ...] = (
             "the workers that submitted a model in the round (also for the max-normalisation)",
             "every worker of the task", "fixed: fedlib.mechanism.round_contributions",
             "01_contribution"),
+    Reading("Rounds T of the contribution mean", "Section 4.1: contrib_i = sum over T of "
+            "contrib_i^t / |T|, T 'all global rounds that worker i participated in'; not said "
+            "whether a round in which i failed the quality check counts",
+            "every round in which i submitted a model, passed or failed (a winner submits in "
+            "every round, so |T| is the task's rounds)",
+            "only the rounds i passed (drops a failing worker's poor rounds and raises its "
+            "contribution)",
+            "fixed: fedlib.fl.task.finish_task (fedlib.mechanism.task_contributions mask "
+            "selects the rounds)", "01_contribution"),
     Reading("Equal-weighted benchmark", "Section 6 (Figures 2-3) compares ours with an "
             "'equal-weighted' benchmark",
             "mean true-class probability with equal sample weights",
@@ -65,19 +86,26 @@ READINGS: tuple[Reading, ...] = (
             "plain average of the submitted local models, with and without worker i",
             "the omega-weighted model (circular: omega needs the check)",
             "fixed: fedlib.fl.task.run_task", "02_reputation"),
+    Reading("One submitted model", "Section 4.2 compares l with l_-i, the loss without "
+            "worker i; with one submitted model that aggregate does not exist",
+            "a single model passes (its delta_l is recorded as 0): it is aggregated and its "
+            "round counts as a pass", "it fails (the global model never moves and the "
+            "worker's trust collapses)",
+            "fixed: fedlib.mechanism.leave_one_out_pass (fedlib.fl.task.score_round)",
+            "02_reputation"),
     Reading("Nobody passes the quality check", "Section 4.2: 'only the passed local model can "
             "participate in the model aggregation'; silent when none passes",
             "keep the previous global model", "aggregate every submitted model",
             "fixed: fedlib.fl.task.run_task", "02_reputation"),
+    Reading("Pass and fail counts of Eq. (4)", "Section 4.2: n_pass and n_fail are 'the "
+            "number of times that the worker i passed and failed the detection'; over which "
+            "rounds is not said", "the rounds of the current task (trust is part of the "
+            "task's internal reputation re_i^tau)", "the worker's whole history of tasks "
+            "(trust would then recover slowly after a bad task, and carry over to new ones)",
+            "fixed: fedlib.fl.task.finish_task", "02_reputation"),
     Reading("Eq. (4) without any check", "0 / 0 for a worker with no pass and no failure",
             "x = 0 (trust exp(-1))", "no trust without evidence (x = -1)",
             "fixed: fedlib.mechanism.trust_input", "02_reputation"),
-    Reading("Aggregation weight omega", "Section 4.2: denominator printed with "
-            "quality_score_i",
-            "quality_score_j: omega proportional to contribution x quality",
-            "as printed (the quality score cancels)",
-            "TaskOptions.denominator = 'corrected' | 'printed' "
-            "(fedlib.mechanism.aggregation_weights denominator)", "02_reputation"),
     Reading("Eq. (9)", "ends with Re^tau", "Re^(tau-1) (the previous reputation)",
             "as printed (circular)", "fixed: fedlib.mechanism.update_reputation (Eq9Check "
             "with_previous | as_printed evaluate both, the printed one with Re_i^tau)",
@@ -87,12 +115,43 @@ READINGS: tuple[Reading, ...] = (
             "update n+ and n- first, then alpha and Eq. (13); losers keep Re and counters",
             "alpha from the counters before the task",
             "fixed: fedlib.mechanism.update_reputation", "02_reputation"),
+    Reading("Workers of the quality score", "Section 4.2: s_i = (dl_i - min_j dl_j) / "
+            "sum_k (dl_k - min_j dl_j), quality_score_i = (s_0 + s_i) / sum_k (s_0 + s_k), "
+            "'s_0 is a constant, usually s_0 = 1'; the workers j and k run over are not named",
+            "the workers that passed the check (only they are aggregated); s_0 = 1",
+            "every submitted model: a failing model's low dl then sets the minimum and shifts "
+            "every passing s_i",
+            "TaskOptions.s0 (fedlib.mechanism.quality_scores s0); the set fixed: "
+            "fedlib.mechanism.detection_scores", "02_reputation"),
+    Reading("Zero denominator of s_i", "Section 4.2: s_i is 0 / 0 when every passing dl is "
+            "equal (always so with one passing worker)", "s_i = 0 for every worker",
+            "any common value c, e.g. 1/m for m passing workers: changes nothing, since "
+            "quality_score_i = (s_0 + c) / (m (s_0 + c)) = 1/m for every c",
+            "fixed: fedlib.mechanism.detection_scores", "02_reputation"),
+    Reading("Aggregation weight omega", "Section 4.2: denominator printed with "
+            "quality_score_i",
+            "quality_score_j: omega proportional to contribution x quality",
+            "as printed (the quality score cancels)",
+            "TaskOptions.denominator = 'corrected' | 'printed' "
+            "(fedlib.mechanism.aggregation_weights denominator)", "02_reputation"),
     Reading("Ties and Re = 0 in Algorithm 1", "line 1 sorts by b/Re; ties and Re_i = 0 are "
             "not treated", "ties by worker index; Re_i = 0 has density +inf and never wins",
             "random tie-break", "fixed: fedlib.mechanism.select", "03_auction"),
     Reading("rho* when every worker wins", "Eq. (14) uses b_(k+1)/Re_(k+1), undefined when "
             "k = |U|", "b_(k+1)/Re_(k+1) = +inf, so rho* = B / sum of Re over S",
             "the last winner's density (pays less)", "fixed: fedlib.mechanism.select",
+            "03_auction"),
+    Reading("rho* when nobody wins", "Eq. (14): B / sum of Re over S is B / 0 when S is "
+            "empty", "that term read as +inf, so rho* = b_1/Re_1 (the first density in the "
+            "order)", "rho* = B / 0 = +inf, or undefined: changes nothing, since with S empty "
+            "no p_up and no payment is computed from rho* (every payment is 0)",
+            "fixed: fedlib.mechanism.select", "03_auction"),
+    Reading("Re in p_up at payment time", "Eq. (15): p_up = Re_i rho*, computed before the "
+            "task (Algorithm 1 lines 9-10); p_i = min(p_up, p'_i) after it, when Eq. (13) "
+            "has already moved Re_i", "the pre-task Re^(tau-1) the auction ran on: p_up is "
+            "fixed at selection (Auction.upper)", "p_up recomputed with the updated Re^tau "
+            "(breaks Theorem 2: the sum of Re^tau rho* can exceed B)",
+            "fixed: fedlib.mechanism.select, fedlib.mechanism.ex_post_payments",
             "03_auction"),
     Reading("Denominator of p'_i", "Algorithm 1: sum of re over S; proof of Theorem 1: sum "
             "of Re", "sum of re over S", "sum of Re over S",
@@ -106,6 +165,11 @@ READINGS: tuple[Reading, ...] = (
     Reading("Budgets of Figure 4", "Section 6: the figure's budget axis is not printed "
             "(Figure 5 uses B = 125)", "B = 25, 50, ..., 250 at n = 100", "any budgets",
             "SweepConfig.xs (fedlib.paper.settings.PAPER_BUDGETS)", "05_mechanisms"),
+    Reading("Numbers of workers of Figure 5", "Section 6: Figure 5 varies the number of "
+            "workers at B = 125; the axis is not printed", "n = 20, 40, ..., 200 at B = 125 "
+            "(Figure 4's n = 100 in the middle)", "any numbers of workers",
+            "SweepConfig.xs (fedlib.paper.settings.PAPER_WORKERS; worker_sweep "
+            "n_workers_list)", "05_mechanisms"),
     Reading("RRAFL", "Section 6 names RRAFL as the first benchmark and never defines it",
             "Algorithm 1's selection (ascending b/Re, proportional-share stop) paid "
             "p_up = rho* Re_i ex ante, whatever the worker then does",
@@ -153,11 +217,29 @@ READINGS: tuple[Reading, ...] = (
             "plain SGD (no momentum, no weight decay)", "SGD with momentum, e.g. 0.9",
             "TaskOptions.momentum (BatchedEngine.train_local momentum; coldstart "
             "COLD_START_VALUES)", "11_cold_start"),
-    Reading("Tasks and payments of Tables 1-3", "Table 1: 'in 50 tasks'; Table 2: the last "
-            "45 tasks; Table 1's 'Payment' not defined",
-            "the last 45 of 50 tasks for every table; payment = mean over the tasks a worker "
-            "won", "every task; payment averaged over all tasks (0 when losing)",
-            "MultiTaskConfig.eval_from; table1 'payment_per_task'", "06_federated"),
+    Reading("Publisher's validation and test sets", "Section 3.1: the publisher's 'data "
+            "serves as the test set and validation set'; Section 6: both of size 5000, drawn "
+            "from where not said", "the two disjoint halves of a random permutation of the "
+            "10000-image test split (no worker holds any of them)",
+            "the validation set held out from the training split, the test split for testing "
+            "only", "fixed: fedlib.fl.workers.publisher_sets (sizes MultiTaskConfig.n_val, "
+            "n_test)", "06_federated"),
+    Reading("Workers' samples in Tables 1-3", "Section 6: each worker's 1000 samples are "
+            "'randomly sampled from the corresponding dataset'; not said whether workers "
+            "share samples, nor whether the mechanisms of Tables 2-3 meet the same workers",
+            "pairwise disjoint samples of the training split; one pool per seed (samples, "
+            "flipped labels, validation and test sets) for every mechanism of Tables 1-3",
+            "independent draws per worker (samples may repeat across workers), or a new "
+            "pool per mechanism (the comparison then mixes in the draw)",
+            "fixed: fedlib.fl.workers.iid_workers, fedlib.experiments.multitask.worker_pool",
+            "06_federated"),
+    Reading("Tasks and payments of Tables 1-3", "Section 6: 'using the last 45 tasks to "
+            "evaluate the mechanism', but Table 1 is 'in 50 tasks'; Table 1's 'Payment' not "
+            "defined", "the last 45 of 50 tasks for every table; payment = mean over the "
+            "(worker, task) pairs the group won",
+            "Table 1 over all 50 tasks; payment averaged over all tasks (0 when losing)",
+            "MultiTaskConfig.eval_from; fedlib.experiments.federated.table1 all_tasks, "
+            "'payment_per_task'", "06_federated"),
     Reading("Table 1's 'Reputation'", "Table 1 gives one 'Reputation' per data accuracy, "
             "not said whether internal or accumulated, nor when",
             "the group's mean accumulated Re after the last task (the premise of the argument "
@@ -165,6 +247,18 @@ READINGS: tuple[Reading, ...] = (
             "Re averaged over the tasks, or the internal re of the tasks won",
             "fedlib.experiments.federated.table1 'reputation' | 'mean_reputation'",
             "06_federated"),
+    Reading("Table 2's share", "Table 2: 'proportion of workers with a data accuracy of "
+            "1.0 among the selected workers' in the last 45 tasks; pooled or per task not said",
+            "pooled: the share over all (worker, task) selections of the evaluated tasks",
+            "the mean of the tasks' shares; the two agree when every task hires the same "
+            "number of workers",
+            "fixed: fedlib.experiments.federated.table2", "06_federated"),
+    Reading("Table 3's loss", "Table 3: 'average loss of global models'; which model and "
+            "which data not said", "the test-set cross-entropy of each evaluated task's final "
+            "global model (after its last round), averaged over the tasks with winners",
+            "every round's global model (federated.round_curves), or the validation set",
+            "fixed: fedlib.experiments.federated.table3 (task_losses; "
+            "fedlib.fl.records.RoundRecord test_loss)", "06_federated"),
     Reading("Input normalisation and models", "Section 6: 'a fully connected model' "
             "(MNIST) and 'the LeNet model'; sizes and pixel scaling not given",
             "784-200-200-10 ReLU MLP; LeNet-5 (two conv/max-pool stages, 400-120-84-10); "
@@ -173,6 +267,9 @@ READINGS: tuple[Reading, ...] = (
             "fixed: fedlib.fl.models.PIXEL_MEAN, PIXEL_STD (fedlib.fl.models.MLP, LeNet5)",
             "06_federated"),
     Reading("Trials per point (Figures 4-5), seeds (Figures 2-3)", "not given",
-            "1000 worker pools per point; 20 seeds", "any", "chapter parameters",
+            "1000 worker pools per point; 20 seeds", "any",
+            "SweepConfig.trials (fedlib.experiments.auction_sweeps.DEFAULT_TRIALS); "
+            "ContributionConfig.seeds (fedlib.experiments.contribution.ContributionConfig); "
+            "chapter parameters",
             "05_mechanisms"),
 )

@@ -24,7 +24,7 @@ from fedlib.experiments.federated import final_model
 from fedlib.experiments.multitask import MultiTaskResult
 from fedlib.mechanism import MECHANISMS
 from fedlib.table import html_table
-from fedlib.viz.style import BEHAVIOUR_COLORS, FONT, mechanism_style
+from fedlib.viz.style import BEHAVIOUR_COLORS, mechanism_style, styled
 
 
 def _label(mechanism: str) -> str:
@@ -36,6 +36,7 @@ def _drop_task(run: MultiTaskResult) -> int | None:
     return min(later) if later else None
 
 
+@styled
 def selection_figure(runs: Mapping[str, MultiTaskResult]) -> Figure:
     """Share of each behaviour group's workers that won each task: one heat map per mechanism
     (rows: groups; columns: tasks). A dotted line marks the first task of a late attack (the
@@ -48,21 +49,19 @@ def selection_figure(runs: Mapping[str, MultiTaskResult]) -> Figure:
         grid = np.array(list(shares.values()))
         image = ax.imshow(grid, aspect="auto", cmap="Greys", vmin=0, vmax=1,
                           interpolation="nearest")
-        ax.set_yticks(range(len(shares)), [group_label(g) for g in shares], fontsize=FONT - 1)
-        ax.set_title(_label(mechanism), fontsize=FONT + 1)
+        ax.grid(False)
+        ax.set_yticks(range(len(shares)), [group_label(g) for g in shares])
+        ax.set_title(_label(mechanism))
         if run.config.eval_from:
             ax.axvline(run.config.eval_from - 0.5, color="tab:blue", lw=1.5)
         drop = _drop_task(run)
         if drop is not None:
             ax.axvline(drop - 0.5, color=BEHAVIOUR_COLORS["quality_drop"], lw=2, ls=":")
-    axes[-1].set_xlabel("task (blue line: statistics start; dotted: the quality drop)",
-                        fontsize=FONT - 1)
+    axes[-1].set_xlabel("task (blue line: statistics start; dotted: the quality drop)")
     axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes[-1].tick_params(axis="x", labelsize=FONT - 1)
     bar = fig.colorbar(image, ax=list(axes), shrink=0.8)
-    bar.set_label("share of the group's workers selected", fontsize=FONT - 1)
-    bar.ax.tick_params(labelsize=FONT - 1)
-    fig.suptitle("Who wins the auction, task by task", fontsize=FONT + 1)
+    bar.set_label("share of the group's workers selected")
+    fig.suptitle("Who wins the auction, task by task")
     return fig
 
 
@@ -78,17 +77,15 @@ def _grouped_bars(runs: Mapping[str, MultiTaskResult], key: str, ylabel: str,
         values = np.nan_to_num([summary[g][key] for g in groups])
         ax.bar(x + (i - (len(runs) - 1) / 2) * width, values, width,
                color=mechanism_style(mechanism)[0], label=_label(mechanism))
-    ax.set_xticks(x, [group_label(g) for g in groups], rotation=25, ha="right",
-                  fontsize=FONT - 1)
-    ax.tick_params(axis="y", labelsize=FONT - 1)
-    ax.set_ylabel(ylabel, fontsize=FONT)
-    ax.set_title(title, fontsize=FONT + 1)
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=len(runs),
-               fontsize=FONT - 1)
-    ax.grid(axis="y", alpha=0.3)
+    ax.set_xticks(x, [group_label(g) for g in groups], rotation=25, ha="right")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=len(runs))
+    ax.grid(False, axis="x")
     return fig
 
 
+@styled
 def payments_figure(runs: Mapping[str, MultiTaskResult]) -> Figure:
     """Mean payment per task and worker of each behaviour group (0 when losing), per
     mechanism, over the evaluated tasks."""
@@ -96,6 +93,7 @@ def payments_figure(runs: Mapping[str, MultiTaskResult]) -> Figure:
                          "What each behaviour earns (evaluated tasks)")
 
 
+@styled
 def pass_rate_figure(runs: Mapping[str, MultiTaskResult]) -> Figure:
     """Share of the rounds played in which each behaviour group passed the leave-one-out
     check, per mechanism (a group that never won has no bar)."""
@@ -103,6 +101,7 @@ def pass_rate_figure(runs: Mapping[str, MultiTaskResult]) -> Figure:
                          "The leave-one-out check, per behaviour (evaluated tasks)")
 
 
+@styled
 def accuracy_figure(runs: Mapping[str, MultiTaskResult],
                     honest: Mapping[str, MultiTaskResult] | None = None) -> Figure:
     """Test accuracy and loss of each task's final global model, per mechanism; with
@@ -120,17 +119,16 @@ def accuracy_figure(runs: Mapping[str, MultiTaskResult],
                 ax.plot(np.arange(base.size), base, color=color, ls="--", lw=1.2,
                         label=f"{_label(mechanism)}, honest run")
     for ax, name in zip(axes, ("test accuracy", "test loss"), strict=True):
-        ax.set_xlabel("task", fontsize=FONT)
-        ax.set_ylabel(f"final global model: {name}", fontsize=FONT)
+        ax.set_xlabel("task")
+        ax.set_ylabel(f"final global model: {name}")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.tick_params(labelsize=FONT - 1)
-        ax.grid(alpha=0.3)
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center",
-               ncols=2, fontsize=FONT - 1)
-    fig.suptitle("The global model", fontsize=FONT + 1)
+               ncols=2)
+    fig.suptitle("The global model")
     return fig
 
 
+@styled
 def single_task_figure(outcome: SingleTaskOutcome) -> Figure:
     """One task with one attacker (worker 0): contributions and weights per worker, hatched
     where the worker failed a leave-one-out check, and the global model's accuracy per round
@@ -149,24 +147,21 @@ def single_task_figure(outcome: SingleTaskOutcome) -> Figure:
                 bar.set_hatch("//")
                 bar.set_edgecolor("k")
         ax.set_xticks(workers, ["A"] + [str(w) for w in workers[1:]])
-        ax.set_xlabel("worker (A: the attacker)", fontsize=FONT)
-        ax.set_ylabel(name, fontsize=FONT)
-        ax.grid(axis="y", alpha=0.3)
+        ax.set_xlabel("worker (A: the attacker)")
+        ax.set_ylabel(name)
+        ax.grid(False, axis="x")
     axes[0].set_title(f"A failed {outcome.rounds - outcome.n_pass[0]} of "
-                      f"{outcome.rounds} checks\n(hatched: failed a check)", fontsize=FONT)
+                      f"{outcome.rounds} checks\n(hatched: failed a check)")
     rounds = np.arange(1, outcome.rounds + 1)
     axes[2].plot(rounds, outcome.acc_with, "o-", color=colors[0], label="with the attacker")
     axes[2].plot(rounds, outcome.acc_without, "s--", color=colors[1], label="without it")
-    axes[2].set_xlabel("global round", fontsize=FONT)
-    axes[2].set_ylabel("test accuracy", fontsize=FONT)
+    axes[2].set_xlabel("global round")
+    axes[2].set_ylabel("test accuracy")
     axes[2].xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes[2].legend(fontsize=FONT, loc="lower right")
-    axes[2].grid(alpha=0.3)
-    for ax in axes:
-        ax.tick_params(labelsize=FONT)
+    axes[2].legend(loc="lower right")
     attack = outcome.attack
     fig.suptitle(f"One task, attacker: {group_label(attack.kind)}, strength "
-                 f"{attack.strength:g}", fontsize=FONT + 1)
+                 f"{attack.strength:g}")
     return fig
 
 

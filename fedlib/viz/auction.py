@@ -27,34 +27,23 @@ from fedlib.viz.style import (
     DISHONEST,
     EX_ANTE,
     EX_POST,
-    FONT,
     HONEST,
     LOSER,
     NEXT,
     WINNER,
+    styled,
 )
 
 #: Widths (inches) of one- and two-panel figures. The book shows a figure about 600 pixels
 #: wide: a one-panel figure keeps about 85% of its size, a two-panel one about 70%.
 ONE_PANEL, TWO_PANELS = 6.8, 8.6
-#: Font sizes: one-panel figures write ticks and legends at SMALL and labels at FONT,
-#: two-panel ones at FONT and LARGE, so that their text stays at 9 points or more on the page.
-SMALL, LARGE = FONT - 1, FONT + 1
-
-
-def _style(ax, title: str, xlabel: str, ylabel: str, size: int = FONT) -> None:
-    """Title and axis labels at ``size`` points, ticks one point smaller, a light grid."""
-    ax.set_title(title, fontsize=size)
-    ax.set_xlabel(xlabel, fontsize=size)
-    ax.set_ylabel(ylabel, fontsize=size)
-    ax.tick_params(labelsize=size - 1)
-    ax.grid(alpha=0.3)
 
 
 # --------------------------------------------------------------------------------------------
 # Selection: densities, the budget curve and who wins
 # --------------------------------------------------------------------------------------------
 
+@styled
 def selection_figure(auction: Auction, title: str | None = None) -> Figure:
     """Algorithm 1's selection drawn as a supply curve against the budget curve.
 
@@ -92,7 +81,7 @@ def selection_figure(auction: Auction, title: str | None = None) -> Figure:
         h = min(d, ymax * 0.97)
         ax.add_patch(Rectangle((lo, 0), hi - lo, h, facecolor=color, edgecolor="0.3", lw=0.8))
         text = worker_label(i) if d <= ymax * 0.97 else f"{worker_label(i)}\n({d:.3g}, cut)"
-        ax.text((lo + hi) / 2, h, text, ha="center", va="bottom", fontsize=SMALL)
+        ax.text((lo + hi) / 2, h, text, ha="center", va="bottom", fontsize="small")
     xmax = float(right[-1]) * 1.05 if right.size else 1.0
     xs = np.linspace(max(xmax, 1e-12) * 1e-3, xmax, 400)
     ax.plot(xs, B / xs, color="0.15", lw=1.6, label="budget share $B/\\sum Re$")
@@ -117,12 +106,12 @@ def selection_figure(auction: Auction, title: str | None = None) -> Figure:
              Patch(facecolor=WINNER, alpha=0.15, hatch="//", edgecolor=WINNER,
                    label="$\\sum_S p^{up} = \\rho^* \\sum_S Re$")]
     ax.legend(handles=extra + handles, labels=[h.get_label() for h in extra] + labels,
-              fontsize=SMALL, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3)
+              loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3)
     zero = [worker_label(i) for i in order if Re[i] <= 0]
     note = f"  (Re = 0, never selected: {', '.join(zero)})" if zero else ""
-    _style(ax, title or f"Algorithm 1 with B = {B:.4g}: k = {auction.k} selected{note}",
-           "accumulated reputation $\\sum Re$ (workers in density order)",
-           "cost density $b_i / Re_i$")
+    ax.set(title=title or f"Algorithm 1 with B = {B:.4g}: k = {auction.k} selected{note}",
+           xlabel="accumulated reputation $\\sum Re$ (workers in density order)",
+           ylabel="cost density $b_i / Re_i$")
     return fig
 
 
@@ -135,6 +124,7 @@ def _winner_ticks(br: PaymentBreakdown) -> list[str]:
             for i in br.auction.winners]
 
 
+@styled
 def payments_figure(br: PaymentBreakdown, title: str | None = None) -> Figure:
     """Each winner's true cost, ex-ante payment ``p_up`` and ex-post payment ``p``; utilities.
 
@@ -149,7 +139,7 @@ def payments_figure(br: PaymentBreakdown, title: str | None = None) -> Figure:
     if w.size == 0:
         for ax in (left, right):
             ax.text(0.5, 0.5, "nobody is selected: no payments", ha="center", va="center",
-                    fontsize=FONT, transform=ax.transAxes)
+                    transform=ax.transAxes)
             ax.set_axis_off()
         return fig
     x = np.arange(w.size)
@@ -162,20 +152,20 @@ def payments_figure(br: PaymentBreakdown, title: str | None = None) -> Figure:
     left.set_xticks(x, _winner_ticks(br))
     for tick, i in zip(left.get_xticklabels(), w, strict=True):
         tick.set_color(HONEST if br.honest[i] else DISHONEST)
-    _style(left, title or f"Payments, B = {br.auction.budget:.4g}", "winning worker", "money",
-           LARGE)
+    left.set(title=title or f"Payments, B = {br.auction.budget:.4g}", xlabel="winning worker",
+             ylabel="money")
     right.bar(x - width / 2, br.utility_ex_ante[w], width, color=EX_ANTE)
     right.bar(x + width / 2, br.utility_ex_post[w], width, color=EX_POST)
     right.axhline(0, color="k", lw=1)
     right.set_xticks(x, _winner_ticks(br))
     for tick, i in zip(right.get_xticklabels(), w, strict=True):
         tick.set_color(HONEST if br.honest[i] else DISHONEST)
-    _style(right, "Utility $u_i = p_i - c_i$", "winning worker", "utility", LARGE)
-    fig.legend(*left.get_legend_handles_labels(), loc="outside lower center", ncols=4,
-               fontsize=FONT)
+    right.set(title="Utility $u_i = p_i - c_i$", xlabel="winning worker", ylabel="utility")
+    fig.legend(*left.get_legend_handles_labels(), loc="outside lower center", ncols=4)
     return fig
 
 
+@styled
 def payment_ratio_figure(ratios: PaymentRatios, title: str | None = None) -> Figure:
     """Ex-post over ex-ante payment, ``p/p_up``, against ``re/Re``, for many winners.
 
@@ -198,9 +188,10 @@ def payment_ratio_figure(ratios: PaymentRatios, title: str | None = None) -> Fig
     ax.axvline(1, color="0.5", lw=0.8)
     ax.set_xlim(lo, hi + 0.02 * (hi - lo + 1e-9))
     ax.set_ylim(lo, 1.0 + 0.05 * (1.0 - lo + 1e-9))
-    ax.legend(fontsize=SMALL, loc="lower right", markerscale=3)
-    _style(ax, title or "Ex-post payment as a share of the ex-ante payment",
-           "$re_i / Re_i$ (realised over accumulated reputation)", "$p_i / p_i^{up}$")
+    ax.legend(loc="lower right", markerscale=3)
+    ax.set(title=title or "Ex-post payment as a share of the ex-ante payment",
+           xlabel="$re_i / Re_i$ (realised over accumulated reputation)",
+           ylabel="$p_i / p_i^{up}$")
     return fig
 
 
@@ -215,13 +206,14 @@ def _curve_title(c: UtilityCurve) -> str:
             f"{'>=' if c.honest else '<'} Re = {Re_i:.3g}")
 
 
-def _mark_bid(ax, x: float, text: str, color: str, left: bool, size: int) -> None:
+def _mark_bid(ax, x: float, text: str, color: str, left: bool) -> None:
     """Write ``text`` at the top of the vertical line at bid ``x``, on its left or right."""
     at = blended_transform_factory(ax.transData, ax.transAxes)
     ax.text(x, 0.97, f" {text} ", transform=at, ha="right" if left else "left", va="top",
-            fontsize=size, color=color)
+            color=color)
 
 
+@styled
 def utility_figure(curves: Sequence[UtilityCurve],
                    ex_ante: Sequence[UtilityCurve] | None = None,
                    titles: Sequence[str] | None = None) -> Figure:
@@ -241,7 +233,6 @@ def utility_figure(curves: Sequence[UtilityCurve],
         raise ValueError("ex_ante needs one curve per curve")
     one = len(curves) == 1
     width = ONE_PANEL if one else TWO_PANELS / 2 * len(curves)
-    small, size = (SMALL, FONT) if one else (FONT, LARGE)
     fig = Figure(figsize=(width, 4.6), layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, len(curves), sharey=True))
     legend: dict[str, object] = {}
@@ -258,10 +249,10 @@ def utility_figure(curves: Sequence[UtilityCurve],
             ax.axvline(c.critical_bid, color=CRITICAL, ls=":", lw=1.5,
                        label="critical bid $\\bar b_i$")
         cost_left = not critical or c.cost <= c.critical_bid
-        _mark_bid(ax, c.cost, f"$c_i$ = {c.cost:.3g}", COST, cost_left, small)
+        _mark_bid(ax, c.cost, f"$c_i$ = {c.cost:.3g}", COST, cost_left)
         if critical:
             _mark_bid(ax, c.critical_bid, f"$\\bar b_i$ = {c.critical_bid:.3g}", CRITICAL,
-                      not cost_left, small)
+                      not cost_left)
         ax.scatter([c.cost], [c.truthful_utility], color=COST, zorder=4, s=50,
                    label="bid = true cost")
         if c.gain > 0:
@@ -275,12 +266,12 @@ def utility_figure(curves: Sequence[UtilityCurve],
                        s=160, label="best lie")
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             legend.setdefault(label, handle)
-        _style(ax, titles[k] if titles is not None else _curve_title(c), "bid $b_i$",
-               "utility $u_i$" if k == 0 else "", size)
+        ax.set(title=titles[k] if titles is not None else _curve_title(c), xlabel="bid $b_i$",
+               ylabel="utility $u_i$" if k == 0 else "")
     low, high = axes[0].get_ylim()  # shared: room for the labels of the lines, once
     axes[0].set_ylim(low, high + 0.15 * (high - low))
     fig.legend(list(legend.values()), list(legend), loc="outside lower center",
-               ncols=3 if len(legend) > 4 else len(legend), fontsize=small)
+               ncols=3 if len(legend) > 4 else len(legend))
     return fig
 
 
@@ -295,6 +286,7 @@ def _band(ax, x: np.ndarray, values: np.ndarray, color: str, label: str) -> None
     ax.fill_between(x, lo, hi, color=color, alpha=0.2, label=f"{label}: 10-90% of tasks")
 
 
+@styled
 def gain_figure(budget_sweep: GainSweep, worker_sweep: GainSweep) -> Figure:
     """Share of winners that are dishonest, and share that could gain by misreporting.
 
@@ -309,14 +301,14 @@ def gain_figure(budget_sweep: GainSweep, worker_sweep: GainSweep) -> Figure:
         _band(ax, s.x, s.dishonest_share, DISHONEST, "dishonest")
         _band(ax, s.x, s.gain_share, "#6a040f", "gain by lying")
         fixed = (f"n = {int(s.fixed)}" if s.parameter == "budget" else f"B = {s.fixed:.4g}")
-        _style(ax, f"{fixed}, {s.winners.shape[1]} tasks per point", xlabel,
-               "share of the winners" if ax is axes[0] else "", LARGE)
-        ax.set_ylim(0, 1)
+        ax.set(title=f"{fixed}, {s.winners.shape[1]} tasks per point", xlabel=xlabel,
+               ylabel="share of the winners" if ax is axes[0] else "", ylim=(0, 1))
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=FONT)
+    fig.legend(handles, labels, loc="outside lower center", ncols=2)
     return fig
 
 
+@styled
 def scaling_figure(result: ScalingResult) -> Figure:
     """Theorem 3 measured: time of ``select`` against ``n log2 n`` (log-log), and per unit.
 
@@ -339,11 +331,10 @@ def scaling_figure(result: ScalingResult) -> Figure:
     left.set_xscale("log")
     left.set_yscale("log")
     left.set_ylim(med.min() / 5, hi.max() * 3)
-    _style(left, "Time of select()", "$n \\log_2 n$", "seconds per call", LARGE)
+    left.set(title="Time of select()", xlabel="$n \\log_2 n$", ylabel="seconds per call")
     right.semilogx(result.sizes, result.per_n_log_n * 1e9, "o-", color=EX_POST)
     right.set_ylim(0, float(np.max(result.per_n_log_n)) * 1e9 * 1.3)
-    _style(right, "Time per unit of $n \\log_2 n$", "number of workers $n$",
-           "ns per $n \\log_2 n$", LARGE)
-    fig.legend(*left.get_legend_handles_labels(), loc="outside lower center", ncols=3,
-               fontsize=FONT)
+    right.set(title="Time per unit of $n \\log_2 n$", xlabel="number of workers $n$",
+              ylabel="ns per $n \\log_2 n$")
+    fig.legend(*left.get_legend_handles_labels(), loc="outside lower center", ncols=3)
     return fig

@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from fedlib.analysis.claims import VERDICTS, Claim, ReadingPair
-from fedlib.viz.federated import FONT
+from fedlib.viz.style import styled
 
 #: One colour per verdict, from good news for the paper to bad.
 VERDICT_COLORS = dict(zip(VERDICTS, ("#1b9e77", "#e6ab02", "#d95f02", "#7570b3"), strict=True))
@@ -128,6 +128,7 @@ def reading_pairs_html(pairs: Sequence[ReadingPair], default: str, other: str,
                          for p in pairs])
 
 
+@styled
 def verdict_figure(claims: Mapping[str, Sequence[Claim]], titles: Mapping[str, str]) -> Figure:
     """Stacked bars: how many of each chapter's claims got each verdict (``claims``: chapter
     file name to the claims whose evidence it holds; ``titles``: file name to title)."""
@@ -141,11 +142,10 @@ def verdict_figure(claims: Mapping[str, Sequence[Claim]], titles: Mapping[str, s
     for j, verdict in enumerate(VERDICTS):
         ax.barh(y, counts[:, j], left=left, color=VERDICT_COLORS[verdict], label=verdict)
         left += counts[:, j]
-    ax.set_yticks(y, [textwrap.fill(titles.get(c, c), 26) for c in chapters], fontsize=FONT)
-    ax.set_xlabel("claims checked", fontsize=FONT)
+    ax.set_yticks(y, [textwrap.fill(titles.get(c, c), 26) for c in chapters])
+    ax.set_xlabel("claims checked")
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.legend(ncols=len(VERDICTS), loc="lower center", bbox_to_anchor=(0.5, 1.0),
-              fontsize=FONT - 1, frameon=False)
-    ax.set_title("The paper's claims, by the chapter that checks them", fontsize=FONT + 1,
-                 pad=28)
+              frameon=False)
+    ax.set_title("The paper's claims, by the chapter that checks them", pad=28)
     return fig

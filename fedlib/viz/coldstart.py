@@ -23,7 +23,7 @@ from fedlib.experiments.coldstart import (
     setting_label,
 )
 from fedlib.table import Markup, fixed_point, html_table
-from fedlib.viz.style import FONT, NEUTRAL, OKABE_ITO
+from fedlib.viz.style import NEUTRAL, OKABE_ITO, styled
 
 
 def _mean_over_tasks(values: np.ndarray) -> np.ndarray:
@@ -33,6 +33,7 @@ def _mean_over_tasks(values: np.ndarray) -> np.ndarray:
         return np.nanmean(values, axis=0)
 
 
+@styled
 def map_figure(result: ColdStartResult) -> Figure:
     """Left: the share of clean winners (dacc 1.0) in every task, one line per setting (the
     default black and thick, the grey band the tasks Tables 1-3 leave out). Right: the mean gap
@@ -57,20 +58,15 @@ def map_figure(result: ColdStartResult) -> Figure:
     gap_ax.axhline(SEPARATED, color=NEUTRAL, ls="--", lw=1)
     gap_ax.axhline(0, color=NEUTRAL, lw=0.8)
     share_ax.set(ylim=(-0.03, 1.03))
-    share_ax.set_xlabel("task", fontsize=FONT)
-    share_ax.set_ylabel("share of dacc 1.0\namong the task's winners", fontsize=FONT)
-    share_ax.set_title("Who wins, task by task", fontsize=FONT + 1)
+    share_ax.set_xlabel("task")
+    share_ax.set_ylabel("share of dacc 1.0\namong the task's winners")
+    share_ax.set_title("Who wins, task by task")
     share_ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    gap_ax.set_xlabel("round of the task", fontsize=FONT)
-    gap_ax.set_ylabel("contribution: clean minus noisy\n(mean over tasks with both)",
-                      fontsize=FONT)
-    gap_ax.set_title("When contributions separate", fontsize=FONT + 1)
+    gap_ax.set_xlabel("round of the task")
+    gap_ax.set_ylabel("contribution: clean minus noisy\n(mean over tasks with both)")
+    gap_ax.set_title("When contributions separate")
     gap_ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    for ax in (share_ax, gap_ax):
-        ax.tick_params(labelsize=FONT - 1)
-        ax.grid(alpha=0.3)
-    fig.legend(*share_ax.get_legend_handles_labels(), fontsize=FONT - 1,
-               loc="outside lower center", ncols=4)
+    fig.legend(*share_ax.get_legend_handles_labels(), loc="outside lower center", ncols=4)
     return fig
 
 

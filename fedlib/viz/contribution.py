@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 
 from fedlib.analysis.contribution_checks import case1_trend, case2_stand_out, per_seed
 from fedlib.mechanism.contribution import P_FLOOR, contributions, sample_weights
-from fedlib.viz.style import OKABE_ITO
+from fedlib.viz.style import OKABE_ITO, styled
 
 #: Display names and colours of the per-worker measures of a contribution record.
 MEASURES = {
@@ -71,6 +71,7 @@ def contribution_table(P: ArrayLike, workers: Sequence[str] | None = None,
     return "\n".join(lines)
 
 
+@styled
 def toy_figure(P: ArrayLike, workers: Sequence[str] | None = None,
                samples: Sequence[str] | None = None) -> Figure:
     """P as an annotated heat map with the weights of Eq. (2) above it; contributions beside.
@@ -90,32 +91,34 @@ def toy_figure(P: ArrayLike, workers: Sequence[str] | None = None,
     top.axhline(1 / m, color="0.3", ls="--", lw=1, label="equal weight $1/|D|$")
     top.set_xlim(-0.5, m - 0.5)
     top.set_xticks([])
-    top.set_ylabel("weight", fontsize=10)
-    top.legend(fontsize=10, loc="upper left")
-    top.set_title("Sample weights and P (probability of the true label)", fontsize=12)
+    top.set_ylabel("weight")
+    top.legend(loc="upper left")
+    top.set_title("Sample weights and P (probability of the true label)")
     heat.imshow(p, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    heat.grid(False)
     for i in range(k):
         for j in range(m):
-            heat.text(j, i, f"{p[i, j]:.2f}", ha="center", va="center", fontsize=11,
+            heat.text(j, i, f"{p[i, j]:.2f}", ha="center", va="center",
                       color="white" if p[i, j] > 0.6 else "black")
-    heat.set_xticks(np.arange(m), sn, fontsize=10)
-    heat.set_yticks(np.arange(k), wn, fontsize=10)
-    heat.set_xlabel("validation sample j", fontsize=11)
+    heat.set_xticks(np.arange(m), sn)
+    heat.set_yticks(np.arange(k), wn)
+    heat.set_xlabel("validation sample j")
     width = 0.38
     x = np.arange(k)
     right.bar(x - width / 2, contributions(p), width, color=MEASURES["contribution"][1],
               label=MEASURES["contribution"][0])
     right.bar(x + width / 2, contributions(p, weighted=False), width,
               color=MEASURES["benchmark"][1], label=MEASURES["benchmark"][0])
-    right.set_xticks(x, wn, fontsize=10)
-    right.set_ylabel("contribution, Eq. (3)", fontsize=11)
-    right.set_title("Contributions", fontsize=12)
+    right.set_xticks(x, wn)
+    right.set_ylabel("contribution, Eq. (3)")
+    right.set_title("Contributions")
     right.set_ylim(0, 1.0)
-    right.legend(fontsize=10, loc="upper right")
-    right.grid(alpha=0.3, axis="y")
+    right.legend(loc="upper right")
+    right.grid(False, axis="x")
     return fig
 
 
+@styled
 def snapshot_figure(dacc: ArrayLike, P: ArrayLike, val_labels: ArrayLike, weights: ArrayLike,
                     weighted: ArrayLike, equal: ArrayLike, local_acc: ArrayLike,
                     title: str = "", names: Sequence[str] | None = None) -> Figure:
@@ -136,39 +139,37 @@ def snapshot_figure(dacc: ArrayLike, P: ArrayLike, val_labels: ArrayLike, weight
     hist.hist(w * m, bins=50, color=WEIGHT_COLOR)
     hist.axvline(1.0, color="0.3", ls="--", lw=1, label="equal weight")
     hist.set_yscale("log")
-    hist.set_xlabel(r"$w_j \times |D|$ (1 = equal weight)", fontsize=11)
-    hist.set_ylabel("validation samples", fontsize=11)
-    hist.set_title(f"Sample weights of {m} validation samples", fontsize=12)
-    hist.legend(fontsize=10, loc="best")
+    hist.set_xlabel(r"$w_j \times |D|$ (1 = equal weight)")
+    hist.set_ylabel("validation samples")
+    hist.set_title(f"Sample weights of {m} validation samples")
+    hist.legend(loc="best")
     classes = np.arange(int(labels.max()) + 1)
     mean_w = np.array([w[labels == c].mean() * m if np.any(labels == c) else 0 for c in classes])
     per_label.bar(classes, mean_w, color=WEIGHT_COLOR)
     per_label.axhline(1.0, color="0.3", ls="--", lw=1)
     per_label.set_xticks(classes)
-    per_label.set_xlabel("true label of the validation sample", fontsize=11)
-    per_label.set_ylabel(r"mean $w_j \times |D|$", fontsize=11)
-    per_label.set_title("Which labels are hard for these models", fontsize=12)
+    per_label.set_xlabel("true label of the validation sample")
+    per_label.set_ylabel(r"mean $w_j \times |D|$")
+    per_label.set_title("Which labels are hard for these models")
     x = np.arange(p.shape[0])
     width = 0.38
     contrib.bar(x - width / 2, weighted, width, color=MEASURES["contribution"][1],
                 label=MEASURES["contribution"][0])
     contrib.bar(x + width / 2, equal, width, color=MEASURES["benchmark"][1],
                 label=MEASURES["benchmark"][0])
-    contrib.set_xticks(x, names, fontsize=10)
-    contrib.set_xlabel("worker", fontsize=11)
-    contrib.set_ylabel("contribution, Eq. (3)", fontsize=11)
-    contrib.set_title("Contributions (before max-normalisation)", fontsize=12)
+    contrib.set_xticks(x, names)
+    contrib.set_xlabel("worker")
+    contrib.set_ylabel("contribution, Eq. (3)")
+    contrib.set_title("Contributions (before max-normalisation)")
     contrib.set_ylim(0, 1.5 * max(np.max(weighted), np.max(equal)))
-    contrib.legend(fontsize=10, loc="upper right")
+    contrib.legend(loc="upper right")
     acc.bar(x, local_acc, color=MEASURES["local_acc"][1])
-    acc.set_xticks(x, names, fontsize=10)
-    acc.set_xlabel("worker", fontsize=11)
-    acc.set_ylabel("test accuracy", fontsize=11)
-    acc.set_title("Local model accuracy", fontsize=12)
-    for ax in (hist, per_label, contrib, acc):
-        ax.grid(alpha=0.3)
+    acc.set_xticks(x, names)
+    acc.set_xlabel("worker")
+    acc.set_ylabel("test accuracy")
+    acc.set_title("Local model accuracy")
     if title:
-        fig.suptitle(title, fontsize=13)
+        fig.suptitle(title)
     return fig
 
 
@@ -184,6 +185,7 @@ def _worker_labels(records: Sequence[Mapping[str, Any]], case: int) -> list[str]
     return case_worker_names(case, next(r for r in records if r["case"] == case)["dacc"])
 
 
+@styled
 def case_figure(records: Iterable[Mapping[str, Any]], case: int,
                 metrics: Sequence[str] = tuple(MEASURES)) -> Figure:
     """Figure 2 (``case=1``) or Figure 3 (``case=2``) with the spread over seeds.
@@ -221,29 +223,27 @@ def case_figure(records: Iterable[Mapping[str, Any]], case: int,
                 shared = ax
             else:
                 ax.sharey(shared)
-        ax.set_xticks(x, labels, fontsize=10)
-        xlabel = "worker's data accuracy" if case == 1 else "worker (-k: lacks label k)"
-        ax.set_xlabel(xlabel, fontsize=10)
-        ax.set_ylabel(YLABELS.get(metric, "value") + " (mean +- std)", fontsize=10)
-        ax.set_title(name, fontsize=11)
-        ax.grid(alpha=0.3)
+        ax.set_xticks(x, labels)
+        ax.set_xlabel("worker's data accuracy" if case == 1 else "worker (-k: lacks label k)")
+        ax.set_ylabel(YLABELS.get(metric, "value") + " (mean +- std)")
+        ax.set_title(name)
     stat = axes[-1]
     for i, metric in enumerate(metrics):
         name, color = MEASURES.get(metric, (metric, "0.3"))
         v = case1_trend(records, metric).rho if case == 1 else case2_stand_out(records, metric)
         stat.bar(i, v.mean(), color=color, alpha=0.6)
         stat.plot(np.full(v.size, i), v, "k.", ms=6)
-    stat.set_xticks(np.arange(len(metrics)), [SHORT.get(m, m) for m in metrics], fontsize=10)
+    stat.set_xticks(np.arange(len(metrics)), [SHORT.get(m, m) for m in metrics])
     stat.axhline(0, color="0.3", lw=1)
     if case == 1:
-        stat.set_title("Rank correlation with data accuracy", fontsize=11)
-        stat.set_ylabel("Spearman rho (1 = perfectly ordered)", fontsize=10)
+        stat.set_title("Rank correlation with data accuracy")
+        stat.set_ylabel("Spearman rho (1 = perfectly ordered)")
         stat.set_ylim(-1.05, 1.05)
     else:
-        stat.set_title("How far worker 0 stands out", fontsize=11)
-        stat.set_ylabel("(worker 0 - mean others) / std others", fontsize=10)
-    stat.grid(alpha=0.3, axis="y")
+        stat.set_title("How far worker 0 stands out")
+        stat.set_ylabel("(worker 0 - mean others) / std others")
+    stat.grid(False, axis="x")
     fig.suptitle(f"Contribution measurement, Case {case} "
                  f"({'iid, data accuracy 1.0 to 0.1' if case == 1 else 'non-iid, clean'}; "
-                 f"{len(per_seed(records, case, metrics[0]))} seeds)", fontsize=13)
+                 f"{len(per_seed(records, case, metrics[0]))} seeds)")
     return fig

@@ -35,11 +35,8 @@ from fedlib.mechanism import MECHANISMS
 from fedlib.paper import numbers as paper_numbers
 from fedlib.storage.stored import Provenance
 from fedlib.table import Markup, fixed_point, html_table
-from fedlib.viz.style import DATASET_COLORS, FONT, NEUTRAL, group_color, mechanism_style
+from fedlib.viz.style import DATASET_COLORS, NEUTRAL, group_color, mechanism_style, styled
 
-#: Sizes of these figures' text, for a figure about 9 inches wide shown at the width of the
-#: text column: tick labels, axis labels and titles.
-_TICK, _LABEL, _TITLE = FONT, FONT + 1, FONT + 2
 #: Width of one dataset's column of panels, in inches.
 _PANEL = 4.5
 
@@ -195,10 +192,10 @@ def _items(texts: Sequence[str]) -> str:
 def _shared_legend(fig: Figure, ax: Axes) -> None:
     """One legend below the panels, from ``ax``'s labelled lines."""
     handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 3),
-               fontsize=_TICK)
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 3))
 
 
+@styled
 def trajectories_figure(runs: Mapping[str, MultiTaskResult], title: str | None = None) -> Figure:
     """Reputation (top) and payment (bottom) of each data-accuracy group, task by task, one
     column per dataset (the panels of a row share their y-axis).
@@ -219,18 +216,15 @@ def trajectories_figure(runs: Mapping[str, MultiTaskResult], title: str | None =
             bottom.plot(tasks, traj.payment, color=color, marker="o", ms=4, lw=1)
         for ax in (top, bottom):
             _mark_evaluation(ax, run.config.eval_from)
-            ax.grid(alpha=0.3)
-            ax.tick_params(labelsize=_TICK)
         top.set_title(f"{_label(dataset)}: {MECHANISMS[run.config.mechanism].label}, "
-                      f"B = {run.config.budget:g}", fontsize=_LABEL)
-        bottom.set_xlabel("task (shaded: not evaluated)", fontsize=_LABEL)
+                      f"B = {run.config.budget:g}")
+        bottom.set_xlabel("task (shaded: not evaluated)")
         top.set_ylim(-0.03, 1.03)
-    axes[0, 0].set_ylabel("accumulated reputation $Re$\n(line: group mean, band: range)",
-                          fontsize=_LABEL)
-    axes[1, 0].set_ylabel("mean payment of\nthe group's winners", fontsize=_LABEL)
+    axes[0, 0].set_ylabel("accumulated reputation $Re$\n(line: group mean, band: range)")
+    axes[1, 0].set_ylabel("mean payment of\nthe group's winners")
     _shared_legend(fig, axes[0, 0])
     if title:
-        fig.suptitle(title, fontsize=_TITLE)
+        fig.suptitle(title)
     return fig
 
 
@@ -242,18 +236,15 @@ def _loss_accuracy_grid(datasets: list[str]) -> tuple[Figure, np.ndarray]:
 
 def _finish_loss_accuracy_grid(fig: Figure, axes: np.ndarray, datasets: list[str], xlabel: str,
                                ylabels: tuple[str, str], title: str | None) -> Figure:
-    """Titles, labels, grids, the shared legend and the title of a :func:`_loss_accuracy_grid`."""
+    """Titles, labels, the shared legend and the title of a :func:`_loss_accuracy_grid`."""
     for col, dataset in enumerate(datasets):
-        axes[0, col].set_title(_label(dataset), fontsize=_TITLE)
-        axes[1, col].set_xlabel(xlabel, fontsize=_LABEL)
-        for row in range(2):
-            axes[row, col].grid(alpha=0.3)
-            axes[row, col].tick_params(labelsize=_TICK)
-    axes[0, 0].set_ylabel(ylabels[0], fontsize=_LABEL)
-    axes[1, 0].set_ylabel(ylabels[1], fontsize=_LABEL)
+        axes[0, col].set_title(_label(dataset))
+        axes[1, col].set_xlabel(xlabel)
+    axes[0, 0].set_ylabel(ylabels[0])
+    axes[1, 0].set_ylabel(ylabels[1])
     _shared_legend(fig, axes[0, 0])
     if title:
-        fig.suptitle(title, fontsize=_TITLE)
+        fig.suptitle(title)
     return fig
 
 
@@ -279,6 +270,7 @@ def _overlay(runs: Mapping[tuple[str, str], MultiTaskResult]) -> bool:
     return set(_OVERLAY) <= {mechanism for _, mechanism in runs}
 
 
+@styled
 def global_model_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
                         title: str | None = None) -> Figure:
     """Test loss (top) and accuracy (bottom) of each task's final global model, one line per
@@ -305,6 +297,7 @@ def global_model_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
         title)
 
 
+@styled
 def round_curves_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
                         title: str | None = None) -> Figure:
     """Test loss (top) and accuracy (bottom) of the global model after each round of a task:
@@ -330,6 +323,7 @@ def round_curves_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
         ("test loss (median over\nevaluated tasks, band: quartiles)", "test accuracy"), title)
 
 
+@styled
 def selection_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
                      title: str | None = None) -> Figure:
     """Who won each task: one worker x task map per run, a row per mechanism and a column per
@@ -351,26 +345,26 @@ def selection_figure(runs: Mapping[tuple[str, str], MultiTaskResult],
         chosen = selection_matrix(run)
         ax.imshow(np.where(chosen, code[:, None], 0), cmap=cmap, vmin=0, vmax=len(groups),
                   aspect="auto", interpolation="nearest")
+        ax.grid(False)
         for b in np.cumsum(counts)[:-1]:
             ax.axhline(b - 0.5, color="0.3", lw=0.8)
         ax.axvline(run.config.eval_from - 0.5, color="black", ls="--", lw=1)
         centres = np.cumsum(counts) - counts / 2 - 0.5
-        ax.set_yticks(centres, [f"dacc {d:.1f}" for d in groups], fontsize=_TICK - 1)
+        ax.set_yticks(centres, [f"dacc {d:.1f}" for d in groups])
         ax.set_title(f"{_label(dataset)}, {MECHANISMS[mechanism].label}:\n"
-                     f"{chosen.sum(axis=0).mean():.1f} winners/task", fontsize=_TICK,
-                     loc="left")
+                     f"{chosen.sum(axis=0).mean():.1f} winners/task", loc="left")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.tick_params(labelsize=_TICK - 1)
     for col in range(len(datasets)):
-        axes[-1, col].set_xlabel("task (dashed: evaluation starts)", fontsize=_LABEL)
+        axes[-1, col].set_xlabel("task (dashed: evaluation starts)")
     if title:
-        fig.suptitle(title, fontsize=_TITLE)
+        fig.suptitle(title)
     return fig
 
 
 # ---------------------------------------------------------------------- budget
 
 
+@styled
 def budget_sweep_figure(sweep: BudgetSweepResult, paper_share: float, paper_payment: float,
                         paper_loss: float) -> Figure:
     """Ours at several budgets: winners per task, Table 2's share, Table 1's dacc 1.0 payment
@@ -392,19 +386,17 @@ def budget_sweep_figure(sweep: BudgetSweepResult, paper_share: float, paper_paym
                 label="ours (our runs)")
         if paper is not None:
             ax.axhline(paper, color="black", ls="--", lw=1.2, label="the paper's value")
-        ax.set_ylabel(ylabel, fontsize=_LABEL)
-        ax.grid(alpha=0.3)
-        ax.tick_params(labelsize=_TICK)
+        ax.set_ylabel(ylabel)
     for ax in axes[2:]:
-        ax.set_xlabel("budget B per task", fontsize=_LABEL)
+        ax.set_xlabel("budget B per task")
     axes[1].set_ylim(-0.03, 1.05)
-    axes[1].legend(fontsize=_TICK)
+    axes[1].legend()
     fig.suptitle(f"{_label(base.dataset)}, {MECHANISMS[base.mechanism].label}: "
-                 f"{base.n_tasks} tasks per budget,\nstatistics from task {base.eval_from}",
-                 fontsize=_TITLE)
+                 f"{base.n_tasks} tasks per budget,\nstatistics from task {base.eval_from}")
     return fig
 
 
+@styled
 def steady_state_figure(states: Mapping[str, SteadyState], windows: Mapping[str, BudgetWindow],
                         paper_payments: Mapping[str, float], floor: float = 1e-12) -> Figure:
     """The auction alone at the paper's Table 1 reputations: the dacc 1.0 winners' mean
@@ -433,16 +425,12 @@ def steady_state_figure(states: Mapping[str, SteadyState], windows: Mapping[str,
     n_eval = next(iter(states.values())).n_evaluated
     right.axhline(plausible, color="black", lw=1, ls="--", label=f"probability {plausible:g}")
     right.set_ylim(floor / 3, 2)
-    left.set_ylabel("mean payment of\na dacc 1.0 winner", fontsize=_LABEL)
-    right.set_ylabel(f"P(only dacc 1.0 workers win)\n(bottom edge: below {floor:g})",
-                     fontsize=_LABEL)
-    left.set_title("Table 1: the payment grows with the budget", fontsize=_TITLE)
-    right.set_title(f"Table 2: a share of 1.000 over {n_eval} tasks", fontsize=_TITLE)
-    right.set_xlabel("budget B per task (dash-dot: the B giving Table 1's payment)",
-                     fontsize=_LABEL)
+    left.set_ylabel("mean payment of\na dacc 1.0 winner")
+    right.set_ylabel(f"P(only dacc 1.0 workers win)\n(bottom edge: below {floor:g})")
+    left.set_title("Table 1: the payment grows with the budget")
+    right.set_title(f"Table 2: a share of 1.000 over {n_eval} tasks")
+    right.set_xlabel("budget B per task (dash-dot: the B giving Table 1's payment)")
     for ax in (left, right):
-        ax.grid(alpha=0.3)
-        ax.tick_params(labelsize=_TICK)
-        ax.legend(fontsize=_TICK - 1, loc="upper center", bbox_to_anchor=(0.5, -0.12),
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12),
                   ncol=2, frameon=False)
     return fig

@@ -15,11 +15,12 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from fedlib.table import html_table
-from fedlib.viz.style import FONT, NEUTRAL, OKABE_ITO
+from fedlib.viz.style import NEUTRAL, OKABE_ITO, styled
 
 Record = Mapping[str, Any]
 
 
+@styled
 def message_flow_figure(record: Record, n_workers: int, budget: float) -> Figure:
     """The messages of one task between the publisher (left) and the workers (right), top to
     bottom, labelled with the task's own numbers (bids, winners, checks, payments)."""
@@ -46,7 +47,7 @@ def message_flow_figure(record: Record, n_workers: int, budget: float) -> Figure
     for x, name in ((left, "publisher\n(ServerApp + MechanismStrategy)"),
                     (right, f"{n_workers} workers\n(ClientApps)")):
         ax.plot([x, x], [0.2, top], color=NEUTRAL, lw=1.5)
-        ax.text(x, top + 0.15, name, ha="center", va="bottom", fontsize=FONT)
+        ax.text(x, top + 0.15, name, ha="center", va="bottom")
     for i, (kind, text) in enumerate(steps):
         y = len(steps) - i - 0.3
         if kind in ("left", "right"):
@@ -54,12 +55,12 @@ def message_flow_figure(record: Record, n_workers: int, budget: float) -> Figure
             color = OKABE_ITO[0] if kind == "right" else OKABE_ITO[1]
             ax.annotate("", (end, y), (start, y),
                         arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.6})
-            ax.text(0.5, y + 0.08, text, ha="center", va="bottom", fontsize=FONT - 1,
-                    color=color)
+            ax.text(0.5, y + 0.08, text, ha="center", va="bottom", color=color,
+                    fontsize="small")
         else:
             ax.text(left + 0.02 if kind == "note" else 0.5, y, text,
-                    ha="left" if kind == "note" else "center", va="center",
-                    fontsize=FONT - 1, style="italic" if kind == "dots" else "normal",
+                    ha="left" if kind == "note" else "center", va="center", fontsize="small",
+                    style="italic" if kind == "dots" else "normal",
                     bbox=None if kind == "dots" else {"boxstyle": "round", "fc": "#f2f2f2",
                                                       "ec": NEUTRAL})
     ax.set(xlim=(0, 1), ylim=(0, top + 0.9))
@@ -99,6 +100,7 @@ def agreement_html(rows: Sequence[Mapping[str, Any]]) -> str:
                       column_groups=[("", 4), ("largest difference, Flower - batched", 3)])
 
 
+@styled
 def loss_figure(batched: Sequence[Record], flower: Sequence[Record]) -> Figure:
     """The global model's test loss in every round of every task, batched engine (thick) and
     Flower (dots), and their absolute difference on a log scale."""
@@ -113,10 +115,9 @@ def loss_figure(batched: Sequence[Record], flower: Sequence[Record]) -> Figure:
                      label="Flower federation" if ours["task"] == 0 else None)
         if a.size == b.size:
             diff_ax.semilogy(x, np.maximum(np.abs(a - b), 1e-12), "o-", color=NEUTRAL, ms=3)
-    loss_ax.set_ylabel("test loss of the global model", fontsize=FONT)
-    loss_ax.legend(frameon=False, fontsize=FONT - 1)
-    diff_ax.set_ylabel("|Flower - batched|\n(1e-12: equal)", fontsize=FONT)
+    loss_ax.set_ylabel("test loss of the global model")
+    loss_ax.legend(frameon=False)
+    diff_ax.set_ylabel("|Flower - batched|\n(1e-12: equal)")
     for ax in (loss_ax, diff_ax):
-        ax.set_xlabel("task (rounds within it)", fontsize=FONT)
-        ax.tick_params(labelsize=FONT - 1)
+        ax.set_xlabel("task (rounds within it)")
     return fig

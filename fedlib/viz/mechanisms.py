@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from fedlib.analysis.sweep_results import Per, SweepResult, summarize
 from fedlib.mechanism import MECHANISMS
 from fedlib.table import Markup, html_table
-from fedlib.viz.style import mechanism_style
+from fedlib.viz.style import mechanism_style, styled
 
 # RRAFL's dashed line above ours: in the per-budget reading the two coincide.
 _ZORDER = {"ours": 3, "rrafl": 4}
@@ -36,7 +36,7 @@ def _setting(result: SweepResult) -> str:
 
 def plot_sweep(ax: Axes, result: SweepResult, per: Per | None = None,
                quantity: str = "metric", mechanisms: Sequence[str] | None = None,
-               band: bool = True, fontsize: float = 12) -> None:
+               band: bool = True) -> None:
     """Draw the median (line) and interquartile band of every mechanism on ``ax``.
 
     Parameters
@@ -51,8 +51,6 @@ def plot_sweep(ax: Axes, result: SweepResult, per: Per | None = None,
         A subset to draw (default: all of the result's).
     band : bool
         Shade the interquartile range.
-    fontsize : float
-        Size of the axis label; tick labels are one point smaller.
     """
     summary = summarize(result, per, quantity)  # type: ignore[arg-type]
     for name in mechanisms or result.mechanisms:
@@ -64,17 +62,15 @@ def plot_sweep(ax: Axes, result: SweepResult, per: Per | None = None,
         if band:
             ax.fill_between(result.xs, summary.q25[a], summary.q75[a], color=colour,
                             alpha=0.13, linewidth=0)
-    ax.set_xlabel(result.x_label, fontsize=fontsize)
-    ax.grid(True, alpha=0.3)
-    ax.tick_params(labelsize=fontsize - 1)
+    ax.set_xlabel(result.x_label)
 
 
 def _legend(fig: Figure, ax: Axes, ncol: int = 4) -> None:
     handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=12,
-               frameon=False)
+    fig.legend(handles, labels, loc="outside lower center", ncol=ncol, frameon=False)
 
 
+@styled
 def sweep_figure(result: SweepResult, per: Per | None = None, title: str | None = None,
                  mechanisms: Sequence[str] | None = None) -> Figure:
     """One sweep (our Figure 4 or 5): metric against the varied quantity, every mechanism.
@@ -92,15 +88,16 @@ def sweep_figure(result: SweepResult, per: Per | None = None, title: str | None 
     reading = per or result.per
     fig = Figure(figsize=(8.5, 5.8), layout="constrained")
     ax = fig.subplots()
-    plot_sweep(ax, result, reading, mechanisms=mechanisms, fontsize=12.5)
-    ax.set_ylabel(READINGS[reading], fontsize=12.5)
+    plot_sweep(ax, result, reading, mechanisms=mechanisms)
+    ax.set_ylabel(READINGS[reading])
     what = "budget" if result.sweep == "budget" else "number of workers"
     ax.set_title(title or f"Ex-post utility of unit payments against the {what}\n"
-                 f"({_setting(result)}; line: median, band: quartiles)", fontsize=13)
+                 f"({_setting(result)}; line: median, band: quartiles)")
     _legend(fig, ax)
     return fig
 
 
+@styled
 def readings_figure(budget_result: SweepResult, worker_result: SweepResult,
                     mechanisms: Sequence[str] | None = None) -> Figure:
     """Both sweeps (columns) in both readings of the metric (rows): per unit paid and per unit
@@ -110,18 +107,18 @@ def readings_figure(budget_result: SweepResult, worker_result: SweepResult,
     for row, reading in enumerate(("payment", "budget")):
         for col, result in enumerate((budget_result, worker_result)):
             ax = axes[row, col]
-            plot_sweep(ax, result, reading, mechanisms=mechanisms, fontsize=13)
-            ax.set_title(f"per {reading}: {_setting(result)}", fontsize=13)
+            plot_sweep(ax, result, reading, mechanisms=mechanisms)
+            ax.set_title(f"per {reading}: {_setting(result)}")
             if col == 0:
-                ax.set_ylabel(READINGS[reading], fontsize=13)
+                ax.set_ylabel(READINGS[reading])
             if row == 0:
                 ax.set_xlabel("")
-    fig.suptitle("The two readings of the paper's metric\n(line: median, band: quartiles)",
-                 fontsize=14)
+    fig.suptitle("The two readings of the paper's metric\n(line: median, band: quartiles)")
     _legend(fig, axes[0, 0])
     return fig
 
 
+@styled
 def spending_figure(result: SweepResult, mechanisms: Sequence[str] | None = None) -> Figure:
     """What lies behind the metric: how many workers are selected, how much of the budget is
     paid, how much ``re`` the selected set holds per unit of true cost, and the markup (total
@@ -135,13 +132,12 @@ def spending_figure(result: SweepResult, mechanisms: Sequence[str] | None = None
               ("markup", r"$\Sigma_i\, p_i \;/\; \Sigma_{i \in S}\, c_i$",
                "Markup: payment per unit of cost"))
     for ax, (quantity, ylabel, title) in zip(axes.flat, panels, strict=True):
-        plot_sweep(ax, result, quantity=quantity, mechanisms=mechanisms, fontsize=13)
-        ax.set_ylabel(ylabel, fontsize=13)
-        ax.set_title(title, fontsize=13)
+        plot_sweep(ax, result, quantity=quantity, mechanisms=mechanisms)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
     for ax in axes[0]:
         ax.set_xlabel("")
-    fig.suptitle(f"Selection and spending ({_setting(result)};\nline: median, band: quartiles)",
-                 fontsize=14)
+    fig.suptitle(f"Selection and spending ({_setting(result)};\nline: median, band: quartiles)")
     _legend(fig, axes[0, 0])
     return fig
 

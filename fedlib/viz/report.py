@@ -15,7 +15,7 @@ from fedlib.storage.comparison import Comparison
 from fedlib.storage.stored import Provenance
 from fedlib.storage.tolerance import FOREIGN_TOLERANCE
 from fedlib.viz.claims import chapter_link, fitted_table
-from fedlib.viz.style import FONT
+from fedlib.viz.style import styled
 
 
 def readings_html(readings: Sequence[Reading], titles: Mapping[str, str]) -> str:
@@ -34,6 +34,7 @@ def readings_html(readings: Sequence[Reading], titles: Mapping[str, str]) -> str
                          ("Parameter; measured in", 28)], [row(r) for r in readings])
 
 
+@styled
 def compute_figure(provenances: Sequence[Provenance]) -> Figure:
     """Compute time of every stored result (minutes), one bar each, labelled by its name."""
     names = [p.name for p in provenances]
@@ -42,13 +43,13 @@ def compute_figure(provenances: Sequence[Provenance]) -> Figure:
     ax = fig.add_subplot()
     y = np.arange(len(names))[::-1]
     ax.barh(y, minutes, color="#4c72b0")
-    ax.set_yticks(y, names, fontsize=FONT - 1)
-    ax.set_xlabel("compute time of the stored run (minutes)", fontsize=FONT)
-    ax.set_title(f"Stored results: {minutes.sum():.0f} minutes of compute in all",
-                 fontsize=FONT + 1)
+    ax.set_yticks(y, names)
+    ax.set_xlabel("compute time of the stored run (minutes)")
+    ax.set_title(f"Stored results: {minutes.sum():.0f} minutes of compute in all")
     return fig
 
 
+@styled
 def drift_figure(comparisons: Mapping[str, Comparison], field: str = "test_loss") -> Figure:
     """The drift of one field between two machines against the rounds of training behind it,
     one panel per dataset, with the cross-machine tolerance of
@@ -74,9 +75,8 @@ def drift_figure(comparisons: Mapping[str, Comparison], field: str = "test_loss"
         ax.semilogy(rounds, allowed, color="#c44e52", label="tolerance")
         ax.semilogy([r for r, v in seen if v > 0], [v for _, v in seen if v > 0], "o",
                     color="#4c72b0", label="measured between the two CPUs")
-        ax.set_title(DATASET_LABELS[dataset], fontsize=FONT)
-        ax.set_xlabel("rounds of training behind the value", fontsize=FONT)
-    axes[0].set_ylabel(f"{field}: {'relative' if relative else 'absolute'} difference",
-                       fontsize=FONT)
-    axes[0].legend(fontsize=FONT - 1, frameon=False)
+        ax.set_title(DATASET_LABELS[dataset])
+        ax.set_xlabel("rounds of training behind the value")
+    axes[0].set_ylabel(f"{field}: {'relative' if relative else 'absolute'} difference")
+    axes[0].legend(frameon=False)
     return fig

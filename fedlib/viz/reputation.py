@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
@@ -29,15 +28,7 @@ from fedlib.mechanism.reputation import (
     trust_input,
     update_reputation,
 )
-from fedlib.viz.style import OKABE_ITO
-
-
-def _style(ax: Axes, title: str, xlabel: str, ylabel: str) -> None:
-    ax.set_title(title, fontsize=12)
-    ax.set_xlabel(xlabel, fontsize=11)
-    ax.set_ylabel(ylabel, fontsize=11)
-    ax.tick_params(labelsize=10)
-    ax.grid(alpha=0.3)
+from fedlib.viz.style import OKABE_ITO, styled
 
 
 def gompertz_curve(x: np.ndarray) -> np.ndarray:
@@ -45,6 +36,7 @@ def gompertz_curve(x: np.ndarray) -> np.ndarray:
     return np.exp(-np.exp(GOMPERTZ_C * np.asarray(x, dtype=float)))
 
 
+@styled
 def trust_figure(rounds: int = 10, thetas: Sequence[float] = (0.2, THETA, 0.5)) -> Figure:
     """Trust from the pass/fail counts of one task (Eq. (4) and the Gompertz curve).
 
@@ -57,11 +49,12 @@ def trust_figure(rounds: int = 10, thetas: Sequence[float] = (0.2, THETA, 0.5)) 
     left.plot(x, gompertz_curve(x), color=OKABE_ITO[0], lw=2)
     left.axhline(float(gompertz_curve(1.0)), color="0.4", ls=":", lw=1)
     left.annotate(f"max {float(gompertz_curve(1.0)):.5f} at x = 1", (1, gompertz_curve(1.0)),
-                  xytext=(-0.15, 0.8), fontsize=10, arrowprops={"arrowstyle": "->"})
+                  xytext=(-0.15, 0.8), fontsize="small", arrowprops={"arrowstyle": "->"})
     left.plot([0], [np.exp(-1)], "o", color=OKABE_ITO[1])
-    left.annotate("x = 0: trust = 1/e", (0, np.exp(-1)), xytext=(0.15, 0.25), fontsize=10,
+    left.annotate("x = 0: trust = 1/e", (0, np.exp(-1)), xytext=(0.15, 0.25), fontsize="small",
                   arrowprops={"arrowstyle": "->"})
-    _style(left, "Gompertz curve: trust = exp(-exp(-5.5 x))", "input x (Eq. 4)", "trust")
+    left.set(title="Gompertz curve: trust = exp(-exp(-5.5 x))", xlabel="input x (Eq. 4)",
+             ylabel="trust")
     fails = np.arange(rounds + 1)
     for i, theta in enumerate(thetas):
         t = gompertz_trust(rounds - fails, fails, theta)
@@ -69,11 +62,13 @@ def trust_figure(rounds: int = 10, thetas: Sequence[float] = (0.2, THETA, 0.5)) 
         right.plot(fails, t, "o-", color=OKABE_ITO[i % len(OKABE_ITO)], lw=2.5 if bold else 1.2,
                    ms=5, label=f"theta = {theta:g}" + (" (paper)" if bold else ""))
     right.set_xticks(fails)
-    right.legend(fontsize=10)
-    _style(right, f"Trust after {rounds} checks", "failed checks (of the task's rounds)", "trust")
+    right.legend()
+    right.set(title=f"Trust after {rounds} checks", xlabel="failed checks (of the task's rounds)",
+              ylabel="trust")
     return fig
 
 
+@styled
 def internal_reputation_figure(rounds: int = 10, fails: Sequence[int] = (0, 1, 2, 3, 4),
                                theta: float = THETA) -> Figure:
     """Eq. (5): re = contrib x trust against the contribution, one line per failed-check count."""
@@ -86,23 +81,27 @@ def internal_reputation_figure(rounds: int = 10, fails: Sequence[int] = (0, 1, 2
                 label=f"{nf} of {rounds} checks failed (trust {trust:.3f})")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.legend(fontsize=10, loc="upper left")
-    _style(ax, "Internal reputation re = contrib x trust", "task contribution", "re (Eq. 5)")
+    ax.legend(loc="upper left")
+    ax.set(title="Internal reputation re = contrib x trust", xlabel="task contribution",
+           ylabel="re (Eq. 5)")
     return fig
 
 
+@styled
 def h_figure() -> Figure:
     """Eq. (10): h(re) decreasing, and q(re) = h(re) re increasing on [0, 1]."""
     fig = Figure(figsize=(9.5, 3.4), layout="constrained")
     left, right = fig.subplots(1, 2)
     re = np.linspace(0, 1, 401)
     left.plot(re, h(re), color=OKABE_ITO[0], lw=2)
-    _style(left, "h(re): small re, large weight", "internal reputation re", "h(re)")
+    left.set(title="h(re): small re, large weight", xlabel="internal reputation re", ylabel="h(re)")
     right.plot(re, h(re) * re, color=OKABE_ITO[2], lw=2)
-    _style(right, "q(re) = h(re) re is increasing", "internal reputation re", "q(re)")
+    right.set(title="q(re) = h(re) re is increasing", xlabel="internal reputation re",
+              ylabel="q(re)")
     return fig
 
 
+@styled
 def g_figure(beta1s: Sequence[float] = (0.25, BETA1, 1.0), beta2: float = BETA2,
              n_max: int = 15) -> Figure:
     """Eq. (11): g(n) for several beta1 (the paper's 1/2 in bold), asymptote beta2."""
@@ -116,12 +115,13 @@ def g_figure(beta1s: Sequence[float] = (0.25, BETA1, 1.0), beta2: float = BETA2,
                 label=f"beta1 = {beta1:g}" + (" (paper)" if bold else ""))
     ax.axhline(beta2, color="0.4", ls=":", lw=1, label=f"beta2 = {beta2:g} (asymptote)")
     ax.set_ylim(0, 1.05)
-    ax.legend(fontsize=10)
-    _style(ax, "g(n): a longer streak weighs the past less", "streak length n (n+ or n-)",
-           "g(n)")
+    ax.legend()
+    ax.set(title="g(n): a longer streak weighs the past less", xlabel="streak length n (n+ or n-)",
+           ylabel="g(n)")
     return fig
 
 
+@styled
 def alpha_figure(streaks: Sequence[int] = (0, 1, 2, 5, 10)) -> Figure:
     """Eq. (12): alpha against re, one curve per streak length.
 
@@ -138,12 +138,13 @@ def alpha_figure(streaks: Sequence[int] = (0, 1, 2, 5, 10)) -> Figure:
         ax.plot(re, a, lw=2, color=OKABE_ITO[i % len(OKABE_ITO)], ls="--" if n == 0 else "-",
                 label="n = 0 (f = 1, alpha = h)" if n == 0 else f"streak of n = {n}")
     ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=10, title="n+ or n-", title_fontsize=10)
-    _style(ax, "alpha: weight of the newest internal reputation", "internal reputation re",
-           "alpha (Eq. 12)")
+    ax.legend(title="n+ or n-")
+    ax.set(title="alpha: weight of the newest internal reputation", xlabel="internal reputation re",
+           ylabel="alpha (Eq. 12)")
     return fig
 
 
+@styled
 def update_figure(Re_prev: float = 0.5, streaks: Sequence[int] = (0, 5)) -> Figure:
     """Eq. (13): the change ``Re^tau - Re^{tau-1}`` against re, from ``Re^{tau-1} = Re_prev``.
 
@@ -161,9 +162,9 @@ def update_figure(Re_prev: float = 0.5, streaks: Sequence[int] = (0, 5)) -> Figu
     ax.plot(re, 0.5 * (re - prev), ":", color="0.4", label="alpha = 1/2 for comparison")
     ax.axvline(Re_prev, color="0.6", lw=1)
     ax.axhline(0, color="0.6", lw=1)
-    ax.legend(fontsize=10, loc="upper left")
-    _style(ax, f"Change of Re in one task, from Re = {Re_prev:g}", "internal reputation re",
-           "Re(new) - Re(old)")
+    ax.legend(loc="upper left")
+    ax.set(title=f"Change of Re in one task, from Re = {Re_prev:g}",
+           xlabel="internal reputation re", ylabel="Re(new) - Re(old)")
     return fig
 
 
@@ -177,6 +178,7 @@ TRAJECTORY_STYLES = {
 }
 
 
+@styled
 def trajectories_figure(paths: Mapping[str, ReputationPath]) -> Figure:
     """Re (lines) and re (markers) over tasks for named workers, and alpha below.
 
@@ -200,15 +202,16 @@ def trajectories_figure(paths: Mapping[str, ReputationPath]) -> Figure:
         handles.append(Line2D([], [], ls=ls, lw=lw, marker=marker, ms=6, color=color,
                               label=name))
     top.set_ylim(-0.02, 1.02)
-    _style(top, "Accumulated reputation Re (lines) and internal reputation re (markers)", "",
-           "reputation")
+    top.set(title="Accumulated reputation Re (lines) and internal reputation re (markers)",
+            ylabel="reputation")
     bottom.set_ylim(0, 1.02)
-    _style(bottom, "alpha of each update", "task", "alpha")
+    bottom.set(title="alpha of each update", xlabel="task", ylabel="alpha")
     bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
-    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=10)
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles))
     return fig
 
 
+@styled
 def asymmetry_figure(recovery: Recovery, Re_prev: float = 0.5,
                      streaks: Sequence[int] = (0, 2, 5)) -> Figure:
     """'Easy to decline and difficult to improve', two ways.
@@ -227,15 +230,15 @@ def asymmetry_figure(recovery: Recovery, Re_prev: float = 0.5,
     left.annotate("", (bad, recovery.after_bad), (bad, recovery.peak),
                   arrowprops={"arrowstyle": "->", "color": OKABE_ITO[1], "lw": 2})
     left.text(bad + 0.5, (recovery.peak + recovery.after_bad) / 2,
-              f"one bad task: -{recovery.loss:.3f}", color=OKABE_ITO[1], fontsize=10)
+              f"one bad task: -{recovery.loss:.3f}", color=OKABE_ITO[1], fontsize="small")
     if recovery.tasks_to_recover > 0:
         back = bad + recovery.tasks_to_recover
         left.axvspan(bad, back, color=OKABE_ITO[2], alpha=0.12)
         left.text(bad + 0.5, 0.12, f"{recovery.tasks_to_recover} good tasks to recover",
-                  color=OKABE_ITO[2], fontsize=10)
+                  color=OKABE_ITO[2], fontsize="small")
     left.set_ylim(-0.02, 1.02)
-    left.legend(fontsize=10, loc="center right")
-    _style(left, "One bad task in a run of good ones", "task", "reputation")
+    left.legend(loc="center right")
+    left.set(title="One bad task in a run of good ones", xlabel="task", ylabel="reputation")
     d = np.linspace(0.005, min(Re_prev, 1 - Re_prev), 100)
     loss = symmetric_changes(Re_prev, d)[1]
     right.plot(d, loss, lw=2.5, color=OKABE_ITO[1], label="loss, re = Re - d (any streak)")
@@ -243,11 +246,13 @@ def asymmetry_figure(recovery: Recovery, Re_prev: float = 0.5,
         gain = symmetric_changes(Re_prev, d, n_plus=streak)[0]
         right.plot(d, gain, lw=1.5, ls="--", color=OKABE_ITO[(i + 2) % len(OKABE_ITO)],
                    label=f"gain, re = Re + d, n+ = {streak} before")
-    right.legend(fontsize=10)
-    _style(right, f"Equal deviations from Re = {Re_prev:g}", "deviation d", "|change of Re|")
+    right.legend()
+    right.set(title=f"Equal deviations from Re = {Re_prev:g}", xlabel="deviation d",
+              ylabel="|change of Re|")
     return fig
 
 
+@styled
 def quality_figure(example: QualityExample, delta: float = -0.005) -> Figure:
     """The leave-one-out check and the aggregation weights of one round (bars per worker).
 
@@ -264,26 +269,28 @@ def quality_figure(example: QualityExample, delta: float = -0.005) -> Figure:
     colors = [OKABE_ITO[2] if ok else OKABE_ITO[1] for ok in example.passed]
     axes[0].bar(x, example.delta_l, color=colors)
     axes[0].axhline(delta, color="0.3", ls="--", lw=1, label=f"threshold delta = {delta:g}")
-    axes[0].legend(fontsize=10)
-    _style(axes[0], "Leave-one-out check (green: pass)", "worker (data accuracy)",
-           "delta_l = l(-i) - l")
+    axes[0].legend()
+    axes[0].set(title="Leave-one-out check (green: pass)", xlabel="worker (data accuracy)",
+                ylabel="delta_l = l(-i) - l")
     width = 0.4
     axes[1].bar(x - width / 2, example.contrib, width, color=OKABE_ITO[0], label="contribution")
     axes[1].bar(x + width / 2, example.quality, width, color=OKABE_ITO[4], label="quality score")
     axes[1].set_ylim(0, 1.3)
-    axes[1].legend(fontsize=10, ncols=2, loc="upper center")
-    _style(axes[1], "Round contribution and quality score", "worker (data accuracy)", "score")
+    axes[1].legend(ncols=2, loc="upper center")
+    axes[1].set(title="Round contribution and quality score", xlabel="worker (data accuracy)",
+                ylabel="score")
     axes[2].bar(x - width / 2, example.omega, width, color=OKABE_ITO[0], label="corrected")
     axes[2].bar(x + width / 2, example.omega_printed, width, color=OKABE_ITO[6], alpha=0.6,
                 label="as printed (quality cancels)")
     axes[2].set_ylim(0, 1.35 * max(np.max(example.omega), np.max(example.omega_printed)))
-    axes[2].legend(fontsize=10, ncols=2, loc="upper center")
-    _style(axes[2], "Aggregation weight omega", "worker (data accuracy)", "omega")
+    axes[2].legend(ncols=2, loc="upper center")
+    axes[2].set(title="Aggregation weight omega", xlabel="worker (data accuracy)", ylabel="omega")
     for ax in axes:
-        ax.set_xticks(x, names, fontsize=10)
+        ax.set_xticks(x, names)
     return fig
 
 
+@styled
 def trust_point_figure(n_pass: int, n_fail: int, theta: float = THETA,
                        max_count: int = 20) -> Figure:
     """Trust of one (n_pass, n_fail, theta): on the Gompertz curve and on the count grid.
@@ -299,20 +306,21 @@ def trust_point_figure(n_pass: int, n_fail: int, theta: float = THETA,
     left.plot(x_all, gompertz_curve(x_all), color=OKABE_ITO[0], lw=2)
     left.plot([x], [t], "o", ms=10, color=OKABE_ITO[1])
     left.annotate(f"x = {x:.3f}\ntrust = {t:.4f}", (x, t), xytext=(10, -30),
-                  textcoords="offset points", fontsize=10)
-    _style(left, f"n_pass = {n_pass}, n_fail = {n_fail}, theta = {theta:g}", "input x (Eq. 4)",
-           "trust")
+                  textcoords="offset points", fontsize="small")
+    left.set(title=f"n_pass = {n_pass}, n_fail = {n_fail}, theta = {theta:g}",
+             xlabel="input x (Eq. 4)", ylabel="trust")
     top = max(max_count, n_pass, n_fail)
     passes, fails = np.meshgrid(np.arange(top + 1), np.arange(top + 1))
     grid = gompertz_trust(passes, fails, theta)
     image = right.imshow(grid, origin="lower", cmap="viridis", vmin=0, vmax=1, aspect="auto")
     right.plot([n_pass], [n_fail], "o", ms=10, mfc="none", mec=OKABE_ITO[1], mew=2.5)
     fig.colorbar(image, ax=right, label="trust")
-    _style(right, f"Trust over the counts (theta = {theta:g})", "n_pass", "n_fail")
+    right.set(title=f"Trust over the counts (theta = {theta:g})", xlabel="n_pass", ylabel="n_fail")
     right.grid(False)
     return fig
 
 
+@styled
 def path_figure(path: ReputationPath, title: str = "") -> Figure:
     """One worker's path: Re and re, alpha, and the streak counters n+ and n- per task."""
     fig = Figure(figsize=(9.5, 6.5), layout="constrained")
@@ -321,16 +329,16 @@ def path_figure(path: ReputationPath, title: str = "") -> Figure:
     top.plot(tasks, path.Re, "o-", lw=2, ms=4, color=OKABE_ITO[0], label="Re (accumulated)")
     top.plot(tasks[1:], path.re, "s", ms=6, color=OKABE_ITO[1], alpha=0.7, label="re (this task)")
     top.set_ylim(-0.02, 1.02)
-    top.legend(fontsize=10, loc="lower left")
-    _style(top, title or "Reputation over tasks", "", "reputation")
+    top.legend(loc="lower left")
+    top.set(title=title or "Reputation over tasks", ylabel="reputation")
     middle.bar(tasks[1:], path.alpha, color=OKABE_ITO[2])
     middle.set_ylim(0, 1)
-    _style(middle, "alpha (Eq. 12)", "", "alpha")
+    middle.set(title="alpha (Eq. 12)", ylabel="alpha")
     width = 0.4
     bottom.bar(tasks[1:] - width / 2, path.n_plus, width, color=OKABE_ITO[0], label="n+ (good)")
     bottom.bar(tasks[1:] + width / 2, path.n_minus, width, color=OKABE_ITO[1], label="n- (bad)")
-    bottom.legend(fontsize=10, loc="upper left")
-    _style(bottom, "Streak counters after each task (Eqs. 7-8)", "task", "count")
+    bottom.legend(loc="upper left")
+    bottom.set(title="Streak counters after each task (Eqs. 7-8)", xlabel="task", ylabel="count")
     bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
     bottom.yaxis.set_major_locator(MaxNLocator(integer=True))
     return fig

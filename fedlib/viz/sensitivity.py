@@ -16,7 +16,7 @@ from matplotlib.ticker import MaxNLocator
 
 from fedlib.experiments.sensitivity import LABELS, ranking, rows_of
 from fedlib.table import Markup, fixed_point, html_table
-from fedlib.viz.style import ABOVE_DEFAULT, AT_DEFAULT, BELOW_DEFAULT, FONT, group_color
+from fedlib.viz.style import ABOVE_DEFAULT, AT_DEFAULT, BELOW_DEFAULT, group_color, styled
 
 #: What each outcome is called on an axis.
 OUTCOME_LABELS = {"share": "share of dacc 1.0\namong winners (Table 2)",
@@ -48,6 +48,7 @@ def values_label(rows: Sequence[Mapping[str, Any]], name: str) -> str:
     return f"{short_label(name)}\n" + " / ".join(texts)
 
 
+@styled
 def tornado_figure(rows: Sequence[Mapping[str, Any]],
                    outcomes: Sequence[str] = ("share", "loss", "paid"),
                    title: str | None = None) -> Figure:
@@ -71,24 +72,22 @@ def tornado_figure(rows: Sequence[Mapping[str, Any]],
                 else:
                     color = BELOW_DEFAULT if row["value"] < center else ABOVE_DEFAULT
                     ax.plot(x, y, marker="o", ms=9, color=color, mec="white", zorder=2)
-        ax.set_xlabel(OUTCOME_LABELS.get(outcome, outcome), fontsize=FONT)
-        ax.grid(axis="x", alpha=0.3)
-        ax.tick_params(labelsize=FONT - 1)
+        ax.set_xlabel(OUTCOME_LABELS.get(outcome, outcome))
+        ax.grid(False, axis="y")
         ax.xaxis.set_major_locator(MaxNLocator(4))
-    axes[0].set_yticks(range(len(order)), [values_label(rows, n) for n in reversed(order)],
-                       fontsize=FONT)
+    axes[0].set_yticks(range(len(order)), [values_label(rows, n) for n in reversed(order)])
     axes[0].set_ylim(-0.6, len(order) - 0.4)
     handles = [axes[0].plot([], [], marker=m, ls="", color=c, ms=s, mew=w)[0]
                for m, c, s, w in (("o", BELOW_DEFAULT, 9, 1), ("|", AT_DEFAULT, 14, 3),
                                   ("o", ABOVE_DEFAULT, 9, 1))]
     fig.legend(handles, ["below the default", "default (center run)",
-                         "above the default"], loc="outside lower center", ncol=3,
-               fontsize=FONT - 1)
+                         "above the default"], loc="outside lower center", ncol=3)
     if title:
-        fig.suptitle(title, fontsize=FONT + 1)
+        fig.suptitle(title)
     return fig
 
 
+@styled
 def parameter_figure(rows: Sequence[Mapping[str, Any]], name: str) -> Figure:
     """The runs of one parameter: Table 2's share, Table 3's loss and the mean payment per
     task to each accuracy group (stacked, with the budget as a dashed line) at each value.
@@ -100,7 +99,7 @@ def parameter_figure(rows: Sequence[Mapping[str, Any]], name: str) -> Figure:
     share, loss, paid = fig.subplots(1, 3)
     for ax, outcome in ((share, "share"), (loss, "loss")):
         ax.plot(x, [r[outcome] for r in chosen], color="#d62728", marker="o", lw=2, ms=8)
-        ax.set_ylabel(OUTCOME_LABELS[outcome], fontsize=FONT)
+        ax.set_ylabel(OUTCOME_LABELS[outcome])
     share.set_ylim(-0.03, 1.05)
     bottom = np.zeros(len(chosen))
     for dacc in sorted(chosen[0]["group_paid"], reverse=True):
@@ -110,16 +109,14 @@ def parameter_figure(rows: Sequence[Mapping[str, Any]], name: str) -> Figure:
         bottom += heights
     paid.plot(x, [r["budget"] for r in chosen], color="black", ls="--", marker="_", ms=30,
               lw=0, mew=2, label="budget B")
-    paid.set_ylabel("mean paid per task\nto each accuracy group", fontsize=FONT)
-    fig.legend(*paid.get_legend_handles_labels(), fontsize=FONT, loc="outside lower center",
+    paid.set_ylabel("mean paid per task\nto each accuracy group")
+    fig.legend(*paid.get_legend_handles_labels(), loc="outside lower center",
                ncols=len(chosen[0]["group_paid"]) + 1)
     for ax in (share, loss, paid):
-        ax.set_xticks(x, ticks, fontsize=FONT)
+        ax.set_xticks(x, ticks)
         ax.set_xlim(-0.6, len(chosen) - 0.4)
-        ax.grid(axis="y", alpha=0.3)
-        ax.tick_params(axis="y", labelsize=FONT)
-    fig.suptitle(f"Varying {LABELS.get(name, name)}, everything else at its default",
-                 fontsize=FONT + 1)
+        ax.grid(False, axis="x")
+    fig.suptitle(f"Varying {LABELS.get(name, name)}, everything else at its default")
     return fig
 
 

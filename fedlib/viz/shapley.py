@@ -16,7 +16,7 @@ from matplotlib.ticker import MaxNLocator
 
 from fedlib.experiments.shapley_truth import MEASURES, agreement, correlations, game_values
 from fedlib.viz.contribution import case_worker_names
-from fedlib.viz.style import FONT
+from fedlib.viz.style import styled
 
 #: Display name and colour of every measure.
 STYLE = {
@@ -47,6 +47,7 @@ def _by_case(records: Sequence[Record]) -> list[tuple[int, list[Record]]]:
     return [(case, _case(records, case)) for case in sorted({r["case"] for r in records})]
 
 
+@styled
 def worker_figure(records: Sequence[Record], case: int, round_index: int | None = None,
                   measures: Sequence[str] = MEASURES) -> Figure:
     """Each worker's exact Shapley value, and every measure plotted against it.
@@ -83,33 +84,31 @@ def worker_figure(records: Sequence[Record], case: int, round_index: int | None 
     for row in shapley:
         first.plot(x, row, "k.", ms=6)
     first.axhline(0, color="0.3", lw=1)
-    first.set_xticks(x, names, fontsize=FONT - 2)
-    first.set_xlabel("worker's data accuracy" if case == 1 else "worker, label it lacks",
-                     fontsize=FONT)
-    first.set_ylabel(f"Shapley value\n({chosen[0]['utility']})", fontsize=FONT)
-    first.set_title("Exact Shapley value", fontsize=FONT)
-    first.grid(alpha=0.3, axis="y")
+    first.set_xticks(x, names)
+    first.set_xlabel("worker's data accuracy" if case == 1 else "worker, label it lacks")
+    first.set_ylabel(f"Shapley value\n({chosen[0]['utility']})")
+    first.set_title("Exact Shapley value")
+    first.grid(False, axis="x")
     for ax, m in zip(grid[1:], measures, strict=False):
         name, color = STYLE[m]
         measure = np.array([v[m] for v in values])
         ax.scatter(shapley.ravel(), measure.ravel(), color=color, s=28, alpha=0.8)
         for i, label in enumerate(names):
             ax.annotate(label.split("\n")[0], (shapley[0, i], measure[0, i]),
-                        fontsize=FONT - 2, xytext=(3, 2), textcoords="offset points")
+                        fontsize="small", xytext=(3, 2), textcoords="offset points")
         rho = np.nanmean(agreement(values)[m])
-        ax.set_title(f"{name}\nSpearman with Shapley: {rho:.2f}", fontsize=FONT)
-        ax.set_xlabel("exact Shapley value", fontsize=FONT)
-        ax.set_ylabel(SHORT[m], fontsize=FONT)
-        ax.grid(alpha=0.3)
+        ax.set_title(f"{name}\nSpearman with Shapley: {rho:.2f}")
+        ax.set_xlabel("exact Shapley value")
+        ax.set_ylabel(SHORT[m])
     for ax in grid[1:n_panels]:
         ax.xaxis.set_major_locator(MaxNLocator(4))
     for ax in grid[:n_panels]:
-        ax.tick_params(labelsize=FONT - 2)
         ax.yaxis.set_major_locator(MaxNLocator(5))
-    fig.suptitle(f"{CASE_TITLE[case]}: {what}, {len(chosen)} seed(s)", fontsize=FONT + 1)
+    fig.suptitle(f"{CASE_TITLE[case]}: {what}, {len(chosen)} seed(s)")
     return fig
 
 
+@styled
 def correlation_figure(records: Sequence[Record], method: str = "spearman",
                        measures: Sequence[str] = MEASURES) -> Figure:
     """Rank correlation of every measure with the exact Shapley values, per case.
@@ -136,15 +135,14 @@ def correlation_figure(records: Sequence[Record], method: str = "spearman",
         ax.set_xticks(positions, [SHORT[m] for m in measures])
         ax.axhline(0, color="0.3", lw=1)
         ax.set_ylim(-1.05, 1.05)
-        ax.set_title(CASE_TITLE[case], fontsize=FONT - 1)
-        ax.grid(alpha=0.3, axis="y")
-        ax.tick_params(labelsize=FONT - 2)
-    axes[0].set_ylabel(f"{method.capitalize()} correlation\nwith exact Shapley", fontsize=FONT - 1)
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2,
-               fontsize=FONT - 2)
+        ax.set_title(CASE_TITLE[case])
+        ax.grid(False, axis="x")
+    axes[0].set_ylabel(f"{method.capitalize()} correlation\nwith exact Shapley")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig
 
 
+@styled
 def mc_error_figure(records: Sequence[Record], budget: int | None = None) -> Figure:
     """Monte-Carlo error against the number of coalitions evaluated.
 
@@ -174,15 +172,15 @@ def mc_error_figure(records: Sequence[Record], budget: int | None = None) -> Fig
                 "(the MC measure)")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("distinct coalitions evaluated", fontsize=FONT - 1)
-    ax.set_ylabel("largest |estimate - exact|\nover workers", fontsize=FONT - 1)
-    ax.set_title("Monte-Carlo Shapley: error against cost", fontsize=FONT)
-    ax.grid(alpha=0.3, which="both")
-    ax.tick_params(labelsize=FONT - 2)
-    ax.legend(fontsize=FONT - 2)
+    ax.set_xlabel("distinct coalitions evaluated")
+    ax.set_ylabel("largest |estimate - exact|\nover workers")
+    ax.set_title("Monte-Carlo Shapley: error against cost")
+    ax.grid(True, which="both")
+    ax.legend()
     return fig
 
 
+@styled
 def cost_figure(records: Sequence[Record], method: str = "spearman",
                 measures: Sequence[str] = MEASURES) -> Figure:
     """Agreement with Shapley against cost: one point per measure and case.
@@ -211,11 +209,10 @@ def cost_figure(records: Sequence[Record], method: str = "spearman",
     ax.set_xscale("log")
     ax.set_ylim(-1.05, 1.05)
     ax.axhline(1, color="0.2", ls=":")
-    ax.set_xlabel("models evaluated per round (exact Shapley: 2^k)", fontsize=FONT - 1)
-    ax.set_ylabel(f"{method.capitalize()} correlation\nwith Shapley", fontsize=FONT - 1)
-    ax.set_title("Agreement with the exact Shapley value against cost", fontsize=FONT)
-    ax.grid(alpha=0.3, which="both")
-    ax.tick_params(labelsize=FONT - 2)
-    fig.legend(*ax.get_legend_handles_labels(), fontsize=FONT - 2, loc="outside lower center",
+    ax.set_xlabel("models evaluated per round (exact Shapley: 2^k)")
+    ax.set_ylabel(f"{method.capitalize()} correlation\nwith Shapley")
+    ax.set_title("Agreement with the exact Shapley value against cost")
+    ax.grid(True, which="both")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center",
                ncols=3)
     return fig

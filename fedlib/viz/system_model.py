@@ -5,6 +5,8 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
+from fedlib.viz.style import styled
+
 #: The steps of one federated task, in order: (who acts, what happens, paper reference). The
 #: text is Markdown with TeX math, for :func:`task_steps_markdown`.
 TASK_STEPS: tuple[tuple[str, str, str], ...] = (
@@ -44,13 +46,14 @@ def task_steps_markdown() -> str:
 
 
 def _box(ax, x: float, y: float, w: float, h: float, text: str, color: str,
-         fontsize: float = 11) -> None:
+         fontsize: str = "medium") -> None:
     ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.01", facecolor=color,
                                 edgecolor="0.2", lw=1.2))
     ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fontsize,
             linespacing=1.4)
 
 
+@styled
 def system_model_figure(n_workers: int = 4) -> Figure:
     """Draw the publisher, the workers and the messages of one task, numbered as the steps of
     :data:`TASK_STEPS`.
@@ -77,8 +80,7 @@ def system_model_figure(n_workers: int = 4) -> Figure:
     _box(ax, 0.01, 0.10, 0.27, 0.80,
          "budget $B$\nvalidation set $D$\ntest set\nreputations $Re_i$\n\n"
          "steps 3, 5, 6:\nselect, check,\nmeasure, rate", ACTOR_COLORS["publisher"])
-    ax.text(0.145, 0.84, "Task publisher", ha="center", va="center", fontsize=12,
-            fontweight="bold")
+    ax.text(0.145, 0.84, "Task publisher", ha="center", va="center", fontweight="bold")
     left, right = 0.72, 0.99
     ax.add_patch(FancyBboxPatch((left, 0.03), right - left, 0.94, boxstyle="round,pad=0.01",
                                 facecolor="none", edgecolor="0.5", lw=1, ls="--"))
@@ -87,9 +89,8 @@ def system_model_figure(n_workers: int = 4) -> Figure:
         y = 0.91 - (w + 1) * height
         _box(ax, left + 0.02, y + 0.012, right - left - 0.04, height - 0.024,
              f"Worker {w + 1}\ncost $c_{{{w + 1}}}$ (private)", ACTOR_COLORS["workers"],
-             fontsize=10.5)
-    ax.text((left + right) / 2, 0.935, "Workers", ha="center", va="center", fontsize=12,
-            fontweight="bold")
+             fontsize="small")
+    ax.text((left + right) / 2, 0.935, "Workers", ha="center", va="center", fontweight="bold")
 
     start, end = 0.295, 0.705
     top, step = 0.80, 0.13
@@ -98,6 +99,5 @@ def system_model_figure(n_workers: int = 4) -> Figure:
         a, b = (start, end) if to_workers else (end, start)
         ax.add_patch(FancyArrowPatch((a, y), (b, y), arrowstyle="-|>", mutation_scale=16,
                                      lw=1.5, color="0.25"))
-        ax.text((start + end) / 2, y + 0.025, f"{number}. {label}", ha="center", va="bottom",
-                fontsize=11)
+        ax.text((start + end) / 2, y + 0.025, f"{number}. {label}", ha="center", va="bottom")
     return fig

@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 from fedlib.experiments.adversarial import group_summary
 from fedlib.fl.attacks import Attack
 from fedlib.viz import adversarial as viz
+from fedlib.viz.canvas import outside_canvas
 from fedlib.viz.explorers.adversarial import AttackExplorer
 
 SMALL = dict(n_samples=100, n_val=200, n_test=200, rounds=2)
@@ -29,11 +30,13 @@ def test_figures_and_summary(fast):
     for fig in (viz.selection_figure(runs), viz.payments_figure(runs),
                 viz.pass_rate_figure(runs), viz.accuracy_figure(runs, runs)):
         assert isinstance(fig, Figure) and fig.axes
+        assert outside_canvas(fig) == []
 
 
 def test_explorer_reacts_to_its_controls(data_root):
     explorer = AttackExplorer(**SMALL)
     assert explorer.figure is not None and explorer.result.attack.kind == "free_rider"
+    assert outside_canvas(explorer.figure) == []
     explorer.kind.value = "label_flip"
     explorer.strength.value = 0.5
     result = explorer.result

@@ -22,6 +22,7 @@ from fedlib.viz.auction import (
     selection_figure,
     utility_figure,
 )
+from fedlib.viz.canvas import outside_canvas
 from fedlib.viz.explorers import REFUSED
 from fedlib.viz.explorers.auction import AuctionExplorer, UtilityExplorer
 
@@ -57,6 +58,7 @@ def test_selection_figure_draws_bars_budget_curve_and_rho_star():
     assert "density" in ax.get_ylabel()
     labels = {t.get_text() for t in ax.texts}
     assert {"1", "2", "3", "4", "5", "6"} <= labels
+    assert outside_canvas(fig) == []
 
 
 def test_selection_figure_edge_cases():
@@ -67,6 +69,8 @@ def test_selection_figure_edge_cases():
     assert any(t.startswith("$\\rho^*$ =") for t in _legend_texts(zero.axes[0]))
     huge = selection_figure(select(COUNTER.bids, COUNTER.Re, COUNTER.budget))
     assert any("cut" in t.get_text() for t in huge.axes[0].texts)
+    for fig in (zero, nobody, huge):
+        assert outside_canvas(fig) == []
 
 
 def test_payments_figure_compares_ex_ante_and_ex_post():
@@ -83,6 +87,7 @@ def test_payments_figure_compares_ex_ante_and_ex_post():
     assert "Utility" in right.get_title()
     empty = payments_figure(payment_breakdown(select([5, 6], [1, 1], 1), [1, 1]))
     assert "nobody" in empty.axes[0].texts[0].get_text()
+    assert outside_canvas(fig) == [] and outside_canvas(empty) == []
 
 
 def test_utility_figure_marks_true_cost_and_critical_bid():
@@ -109,6 +114,7 @@ def test_utility_figure_marks_true_cost_and_critical_bid():
     assert stars(fig.axes[1]) and not stars(fig.axes[0])  # only the dishonest worker lies
     one = utility_figure(curves[1:])
     assert len(one.axes) == 1 and "best lie" in _figure_legend(one)
+    assert outside_canvas(fig) == [] and outside_canvas(one) == []
     assert not any(t.startswith("ex ante") for t in _figure_legend(one))
     with pytest.raises(ValueError):
         utility_figure([])
@@ -123,13 +129,16 @@ def test_gain_ratio_and_scaling_figures():
     fig = gain_figure(b, w)
     assert len(fig.axes) == 2 and fig.axes[0].get_xlabel() == "budget $B$"
     assert any("gain by lying" in t for t in _figure_legend(fig))
+    assert outside_canvas(fig) == []
     r = payment_ratios([synthetic_instance(40, 50.0, rng) for _ in range(5)])
     fig = payment_ratio_figure(r)
     assert any("dishonest" in t for t in _legend_texts(fig.axes[0]))
+    assert outside_canvas(fig) == []
     s = time_select([100, 1000, 3000], 2, rng)
     fig = scaling_figure(s)
     assert len(fig.axes) == 2 and fig.axes[0].get_xscale() == "log"
     assert any("n \\log n" in t for t in _figure_legend(fig))
+    assert outside_canvas(fig) == []
 
 
 # --------------------------------------------------------------------------------------------
@@ -145,6 +154,7 @@ def test_auction_explorer_renders_and_reports():
     assert r.utility_ex_post[2] < 0  # the dishonest worker 3 is paid below its bid
     assert "dishonest" in e.summary.value and "Budget used" in e.summary.value
     assert e.widget.children[0] is e.budget
+    assert outside_canvas(e.figure) == []
     assert len(e.output.outputs) == 2  # the selection and the payments
 
 
@@ -187,7 +197,7 @@ def test_utility_explorer_dishonest_worker_gains_only_ex_post():
     assert r.gain == pytest.approx(4 - 10 / 3)
     assert r.ex_ante_gain == 0.0
     assert r.ex_post.truthful_utility == pytest.approx(10 / 3 - 4)
-    assert "a lie pays" in u.summary.value
+    assert "a lie pays" in u.summary.value and outside_canvas(u.figure) == []
     # make it honest: no lie pays any more
     u.re.value = 1.0
     assert u.result.honest and u.result.gain == 0.0

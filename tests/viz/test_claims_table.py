@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from fedlib.analysis.claims import VERDICTS, Claim, pair_readings
+from fedlib.viz.canvas import outside_canvas
 from fedlib.viz.claims import (
     VERDICT_COLORS,
     claims_html,
@@ -92,3 +93,4 @@ def test_verdict_figure_stacks_the_counts_per_chapter():
     # long titles wrap onto two lines, leaving the bars room
     assert [t.get_text() for t in ax.get_yticklabels()] == ["Proofs <and>\ncounterexamples",
                                                            "06_federated"]
+    assert outside_canvas(fig) == []

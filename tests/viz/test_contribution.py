@@ -7,6 +7,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from fedlib.mechanism import contributions, sample_weights
+from fedlib.viz.canvas import outside_canvas
 from fedlib.viz.contribution import (
     case_figure,
     case_worker_names,
@@ -60,6 +61,7 @@ def test_contribution_table_is_checkable_by_hand() -> None:
 def test_figures_are_figures(make) -> None:
     fig = make()
     assert isinstance(fig, Figure) and len(fig.axes) >= 2
+    assert outside_canvas(fig) == []
 
 
 def test_case_figure_has_a_statistic_panel() -> None:
@@ -83,6 +85,7 @@ def test_case_worker_names() -> None:
 def test_toy_explorer_follows_edits_of_P() -> None:
     toy = ToyContributionExplorer()
     assert toy.figure is not None and toy.output.outputs  # drawn on creation
+    assert outside_canvas(toy.figure) == []
     np.testing.assert_allclose(toy.result.weights, sample_weights(TOY_P))
     assert TOY_WORKERS[int(np.argmax(toy.result.weighted))] == "A"
     # worker A loses the hard sample s3: its advantage disappears
@@ -109,6 +112,7 @@ def test_contribution_explorer_headless(data_root) -> None:
                                     n_samples=60, n_val=100, n_test=60)
     first = explorer.result
     assert explorer.figure is not None and first.P.shape == (3, 100)
+    assert outside_canvas(explorer.figure) == []
     np.testing.assert_array_equal(first.dacc, [1.0, 0.5, 0.1])
     np.testing.assert_allclose(first.weights, sample_weights(first.P))
     explorer.n_workers.value = 4  # only three accuracies given: refused with a message

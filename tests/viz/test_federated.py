@@ -12,6 +12,7 @@ from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig
 from fedlib.mechanism import MECHANISMS
 from fedlib.paper import numbers as paper_numbers
 from fedlib.viz import federated as fviz
+from fedlib.viz.canvas import outside_canvas
 
 
 @pytest.fixture(scope="session")
@@ -48,6 +49,7 @@ def test_trajectories_figure(fast_runs):
     assert "MNIST" in top.get_title() and "B = 60" in top.get_title()
     assert "reputation" in _texts(fig) and "payment" in _texts(fig)
     assert fig.legends  # one shared legend
+    assert outside_canvas(fig) == []
 
 
 def test_global_model_and_round_curves(fast_runs):
@@ -65,6 +67,7 @@ def test_global_model_and_round_curves(fast_runs):
     median = np.median(federated.round_curves(run, "test_loss"), axis=0)
     line = next(ln for ln in curves.axes[0].get_lines() if ln.get_label() == "Our mechanism")
     np.testing.assert_allclose(line.get_ydata(), median)
+    assert outside_canvas(fig) == [] and outside_canvas(curves) == []
 
 
 def test_ours_stays_visible_under_rrafl(fast_runs):
@@ -118,6 +121,7 @@ def test_selection_figure(fast_runs):
     assert not grid[-1, 1].get_images()  # no fashion run of that mechanism: an empty panel
     assert [t.get_text() for t in grid[0, 0].get_yticklabels()] == [
         "dacc 1.0", "dacc 0.7", "dacc 0.4", "dacc 0.1"]
+    assert outside_canvas(fig) == []
 
 
 def test_budget_sweep_figure(fast_sweep):
@@ -131,6 +135,7 @@ def test_budget_sweep_figure(fast_sweep):
     assert len(fig.axes[0].get_lines()) == 1  # the paper gives no winners per task
     assert fig.axes[2].get_lines()[1].get_ydata()[0] == 5.533  # the paper's line
     assert "budget" in fig.axes[3].get_xlabel()
+    assert outside_canvas(fig) == []
 
 
 def test_steady_state_figure():
@@ -145,6 +150,7 @@ def test_steady_state_figure():
     solid = [ln for ln in right.get_lines() if "redrawn" in ln.get_label()]
     assert len(solid) == 2 and np.all(solid[0].get_ydata() >= 1e-12)
     assert "Table 1" in left.get_title() and "Table 2" in right.get_title()
+    assert outside_canvas(fig) == []
 
 
 def test_tables_html(fast_runs):

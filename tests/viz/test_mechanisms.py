@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 from fedlib.analysis.sweep_results import summarize
 from fedlib.experiments.auction_sweeps import SEVEN, budget_sweep, worker_sweep
 from fedlib.mechanism import MECHANISMS
+from fedlib.viz.canvas import outside_canvas
 from fedlib.viz.explorers.mechanisms import MechanismExplorer
 from fedlib.viz.mechanisms import (
     READINGS,
@@ -55,6 +56,7 @@ def test_sweep_figure_draws_medians_and_bands(budget_result, per):
     assert ax.get_ylabel() == READINGS[per]
     assert "8 trials" in ax.get_title()
     assert len(fig.legends) == 1
+    assert outside_canvas(fig) == []
 
 
 def test_sweep_figure_subset_and_title(worker_result):
@@ -63,6 +65,7 @@ def test_sweep_figure_subset_and_title(worker_result):
     assert set(_lines(ax)) == {"Our mechanism", "RRAFL"}
     assert ax.get_title() == "Figure 5"
     assert "workers" in ax.get_xlabel()
+    assert outside_canvas(fig) == []
 
 
 def test_readings_figure_has_both_readings_of_both_sweeps(budget_result, worker_result):
@@ -72,6 +75,7 @@ def test_readings_figure_has_both_readings_of_both_sweeps(budget_result, worker_
     assert fig.axes[2].get_ylabel() == READINGS["budget"]
     for ax in fig.axes:
         assert len(ax.get_lines()) == 7
+    assert outside_canvas(fig) == []
 
 
 def test_spending_figure(budget_result):
@@ -85,6 +89,7 @@ def test_spending_figure(budget_result):
                                        median[a])
     assert all(np.all(line.get_ydata() <= 1 + 1e-9) for line in used_ax.get_lines())
     np.testing.assert_allclose(_lines(markup_ax)["Bid Greedy"].get_ydata(), 1.0)
+    assert outside_canvas(fig) == []
 
 
 def test_mechanism_table_html():
@@ -106,6 +111,7 @@ def test_explorer_draws_the_paper_setting_on_creation():
     assert view.sweep.config.distribution.bid_spread == pytest.approx(2.0)
     assert set(view.over_budget.values()) == {0}
     assert isinstance(explorer.figure, Figure) and explorer.output.outputs
+    assert outside_canvas(explorer.figure) == []
     assert explorer.widget.children[-1] is explorer.output
 
 

@@ -8,6 +8,7 @@ from fedlib.paper.readings import READINGS
 from fedlib.storage.comparison import Comparison
 from fedlib.storage.stored import Provenance
 from fedlib.storage.tolerance import FOREIGN_TOLERANCE
+from fedlib.viz.canvas import outside_canvas
 from fedlib.viz.report import compute_figure, drift_figure, readings_html
 
 
@@ -28,6 +29,7 @@ def test_compute_figure_totals_the_minutes():
     fig = compute_figure(rows)
     assert "30 minutes" in fig.axes[0].get_title()
     assert sorted(p.get_width() for p in fig.axes[0].patches) == [10.0, 20.0]
+    assert outside_canvas(fig) == []
 
 
 def test_drift_figure_has_a_panel_per_dataset_with_the_tolerance():
@@ -43,3 +45,4 @@ def test_drift_figure_has_a_panel_per_dataset_with_the_tolerance():
     tolerance, measured = axes[0].get_lines()
     assert list(measured.get_xdata()) == [1, 2, 3]
     assert tolerance.get_ydata()[0] == FOREIGN_TOLERANCE["mnist"]["test_loss"].rtol
+    assert outside_canvas(fig) == []

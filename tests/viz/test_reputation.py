@@ -10,6 +10,7 @@ from fedlib.analysis.reputation_paths import one_bad_task, reputation_path, scri
 from fedlib.experiments.single_rounds import QualityExample
 from fedlib.mechanism import gompertz_trust
 from fedlib.viz import reputation as viz
+from fedlib.viz.canvas import outside_canvas
 from fedlib.viz.explorers import REFUSED
 from fedlib.viz.explorers.reputation import ReputationSimulator, TrustExplorer, parse_sequence
 
@@ -23,7 +24,8 @@ def _example() -> QualityExample:
 
 
 @pytest.mark.parametrize("make", [
-    viz.trust_figure, viz.h_figure, viz.g_figure, viz.alpha_figure, viz.update_figure,
+    viz.trust_figure, viz.internal_reputation_figure, viz.h_figure, viz.g_figure,
+    viz.alpha_figure, viz.update_figure,
     lambda: viz.trajectories_figure(scripted_paths(n_tasks=10)),
     lambda: viz.asymmetry_figure(one_bad_task(warmup=5, horizon=10)),
     lambda: viz.quality_figure(_example()),
@@ -33,6 +35,7 @@ def _example() -> QualityExample:
 def test_figures_are_figures(make) -> None:
     fig = make()
     assert isinstance(fig, Figure) and fig.axes
+    assert outside_canvas(fig) == []
 
 
 def test_trajectories_figure_tells_coinciding_workers_apart() -> None:
@@ -53,6 +56,7 @@ def test_gompertz_curve_is_the_papers() -> None:
 def test_trust_explorer_follows_its_controls() -> None:
     explorer = TrustExplorer()
     assert explorer.figure is not None and explorer.output.outputs  # drawn on creation
+    assert outside_canvas(explorer.figure) == []
     explorer.n_pass.value, explorer.n_fail.value = 6, 4
     assert explorer.result.x == pytest.approx(0.0) and explorer.result.trust == pytest.approx(
         np.exp(-1))
@@ -68,6 +72,7 @@ def test_trust_explorer_follows_its_controls() -> None:
 def test_simulator_drop_costs_more_than_equal_rise() -> None:
     sim = ReputationSimulator()
     assert sim.figure is not None and sim.result is not None and sim.error is None
+    assert outside_canvas(sim.figure) == []
     sim.initial.value = 0.5
     sim.sequence.value = "0.7"
     assert sim.preset.value == "custom"

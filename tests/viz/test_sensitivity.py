@@ -8,6 +8,7 @@ from matplotlib.figure import Figure
 
 from fedlib.experiments.sensitivity import LABELS
 from fedlib.viz import sensitivity as sviz
+from fedlib.viz.canvas import outside_canvas
 
 
 def _row(name, value, default, share, loss, paid_clean, budget=60.0):
@@ -49,7 +50,7 @@ def test_tornado_figure_orders_by_effect_and_places_every_value():
     xs = [float(m.get_xdata()[0]) for m in paid.get_lines() if len(m.get_xdata()) == 1]
     assert any(x == pytest.approx(10.0 / 30.0) for x in xs)  # paid / the run's own budget
     assert min(xs) == pytest.approx(15.0 / 60.0)
-    assert fig.legends
+    assert fig.legends and outside_canvas(fig) == []
 
 
 def test_parameter_figure_stacks_group_payments_under_the_budget():
@@ -62,6 +63,7 @@ def test_parameter_figure_stacks_group_payments_under_the_budget():
     budget_line = [line for line in paid.get_lines() if line.get_label() == "budget B"][0]
     np.testing.assert_allclose(budget_line.get_ydata(), [30.0, 60.0, 90.0])
     assert [t.get_text() for t in share.get_xticklabels()] == ["30", "60\n(default)", "90"]
+    assert outside_canvas(fig) == []
     with pytest.raises(ValueError, match="no rows"):
         sviz.parameter_figure(ROWS, "theta")
 

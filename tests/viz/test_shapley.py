@@ -7,6 +7,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from fedlib.experiments.shapley_truth import MEASURES
+from fedlib.viz.canvas import outside_canvas
 from fedlib.viz.shapley import correlation_figure, cost_figure, mc_error_figure, worker_figure
 
 K, ROUNDS, ORDERS = 4, 3, 6
@@ -49,6 +50,7 @@ def test_figures_are_figures(make, panels: int) -> None:
     assert isinstance(fig, Figure)
     assert len(fig.axes) == panels
     assert all(ax.get_title() for ax in fig.axes)
+    assert outside_canvas(fig) == []
 
 
 def test_worker_figure_titles_give_the_rank_agreement() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from matplotlib.figure import Figure
 
+from fedlib.viz.canvas import outside_canvas
 from fedlib.viz.system_model import MESSAGES, TASK_STEPS, system_model_figure, task_steps_markdown
 
 
@@ -15,6 +16,7 @@ def test_system_model_figure_draws_every_worker_and_message() -> None:
     assert sum(t.startswith("Worker ") for t in texts) == 3
     for number, _, label in MESSAGES:
         assert f"{number}. {label}" in texts
+    assert outside_canvas(fig) == [] and outside_canvas(system_model_figure(n_workers=8)) == []
     for bad in (1, 9):
         with pytest.raises(ValueError):
             system_model_figure(n_workers=bad)

@@ -97,6 +97,14 @@ def table3(result: MultiTaskResult) -> float:
     return _mean(task_losses(result))
 
 
+def winners_re(result: MultiTaskResult, *, all_tasks: bool = True) -> dict[float, float]:
+    """Per data-accuracy group, the mean internal reputation ``re`` (Eq. (5)) its winners earned
+    over the (worker, task) pairs it won (every task, or with ``all_tasks=False`` the evaluated
+    ones; NaN for a group that never won): the other reading of Table 1's "Reputation"."""
+    earned = _wins(_chosen(result, all_tasks), result.config, "re")
+    return {dacc: _mean(values) for dacc, values in earned.items()}
+
+
 def task_losses(result: MultiTaskResult) -> np.ndarray:
     """Per evaluated task with winners, the test loss of its final global model: the values
     Table 3 averages."""

@@ -41,7 +41,7 @@ from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.experiments.registry import Experiment
 from fedlib.experiments.sensitivity import SensitivityConfig
 from fedlib.runtime import fast_mode
-from fedlib.storage import results
+from fedlib.storage import environment, results
 
 Mode = Literal["stored", "fast", "recompute"]
 
@@ -86,6 +86,10 @@ class Provenance:
         When it was computed (ISO 8601, UTC).
     command : str
         How to regenerate the paper-scale file.
+    environment : str
+        The environment that computed it (:func:`~fedlib.storage.environment.describe`: CPU
+        model and instruction set, torch and numpy, threads; "an environment that was not
+        recorded" for a file made before results recorded it).
     """
 
     name: str
@@ -96,6 +100,7 @@ class Provenance:
     wall_time_s: float
     created: str
     command: str
+    environment: str = ""
 
     def row(self) -> dict[str, str]:
         """The provenance as strings, for a table."""
@@ -106,8 +111,9 @@ class Provenance:
                  "fast": "computed now, smoke-sized (FEDLIB_FAST=1)",
                  "recompute": "computed now (FEDLIB_RECOMPUTE=1)"}[self.source]
         return {"result": self.name, "source": where, "revision": self.git_revision,
-                "machine": self.machine, "wall time": f"{self.wall_time_s:.0f} s",
-                "created": self.created, "regenerate": self.command}
+                "machine": self.machine, "environment": self.environment,
+                "wall time": f"{self.wall_time_s:.0f} s", "created": self.created,
+                "regenerate": self.command}
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,7 +177,7 @@ def obtain(config: Experiment, folder: str | os.PathLike[str] | None = None, *,
             Provenance(name, "stored", stored.path,
                        _revision(meta["git_revision"], meta["git_dirty"]),
                        _machine(meta["machine"]), float(meta["wall_time_s"]), meta["created"],
-                       command))
+                       command, environment.describe(meta.get("environment"))))
     if chosen not in ("fast", "recompute"):
         raise ValueError(f"mode must be 'stored', 'fast' or 'recompute', got {chosen!r}")
     run_config = config.fast() if chosen == "fast" else config
@@ -179,7 +185,9 @@ def obtain(config: Experiment, folder: str | os.PathLike[str] | None = None, *,
     return Obtained(result, Provenance(
         run_config.result_name(), chosen, None, _revision(*results.git_revision()),
         _machine(results.machine_description(run_config.device)), float(result.wall_time_s),
-        datetime.now(UTC).isoformat(timespec="seconds"), command))
+        datetime.now(UTC).isoformat(timespec="seconds"), command,
+        environment.describe(environment.fingerprint(run_config.device,
+                                                     getattr(run_config, "threads", 1)))))
 
 
 def obtain_all(configs: Mapping[Any, Any], folder: str | os.PathLike[str] | None = None, *,

@@ -9,6 +9,8 @@ the group never won in any seed).
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,6 +20,7 @@ from matplotlib.lines import Line2D
 
 from fedlib.analysis.seed_statistics import SeedStatistic
 from fedlib.paper import numbers as paper_numbers
+from fedlib.storage.stored import Provenance
 from fedlib.table import fixed_point, html_table
 from fedlib.viz.style import NEUTRAL, mechanism_style, styled
 
@@ -116,3 +119,80 @@ def seed_values_figure(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> Fig
     fig.legend(handles=handles, loc="upper center", ncol=3, bbox_to_anchor=(0.5, 1.0))
     fig.tight_layout(rect=(0, 0, 1, 0.94))
     return fig
+
+
+def _mean_interval(statistic: SeedStatistic | None, digits: int) -> str:
+    if statistic is None:
+        return "\u2013"
+    return (f"{statistic.mean:.{digits}f} ({_interval(statistic, digits)}, "
+            f"{statistic.n} seed{'s' if statistic.n != 1 else ''})")
+
+
+def carried_html(fresh: Mapping[int, Sequence[Mapping[str, Any]]],
+                 carried: Mapping[int, Sequence[Mapping[str, Any]]]) -> str:
+    """Tables 2 and 3 under two readings: for each run of ``carried`` (table number to the rows
+    of :func:`~fedlib.experiments.federated.tables23_over_seeds` with the model carried across
+    tasks) the same mechanism and dataset of ``fresh`` (a fresh model per task) and the paper's
+    number, each a mean with its 95% interval and number of seeds."""
+    def row_of(rows: Sequence[Mapping[str, Any]], mechanism: str) -> Mapping[str, Any]:
+        return next(row for row in rows if row["mechanism"] == mechanism)
+
+    body = []
+    for row in carried[2]:
+        for dataset in (k for k in row if k not in ("mechanism", "label")):
+            cells = []
+            for table, digits in ((2, 3), (3, 4)):
+                carried_cell = row_of(carried[table], row["mechanism"])[dataset]
+                fresh_cell = row_of(fresh[table], row["mechanism"])[dataset]
+                cells += [_mean_interval(fresh_cell[0], digits),
+                          _mean_interval(carried_cell[0], digits),
+                          fixed_point(carried_cell[1], digits)]
+            body.append([f"{row['label']}, {_DATASETS.get(dataset, dataset)}", *cells])
+    return html_table(["Run", *(label for _ in range(2)
+                               for label in ("fresh model", "carried", "paper"))], body,
+                      align=["left"] + ["right"] * 6,
+                      column_groups=[("", 1), ("share of dacc 1.0 (Table 2)", 3),
+                                     ("loss (Table 3)", 3)])
+
+
+def _seed_list(seeds: Sequence[int]) -> str:
+    """``0-9`` for a run of consecutive seeds, else the seeds listed (``0 2 5``)."""
+    ordered = sorted(seeds)
+    if ordered == list(range(ordered[0], ordered[-1] + 1)) and len(ordered) > 1:
+        return f"{ordered[0]}-{ordered[-1]}"
+    return " ".join(map(str, ordered))
+
+
+def seed_provenance_html(provenances: Sequence[Provenance]) -> str:
+    """Where the runs of several seeds came from: one row per configuration (the files of its
+    seeds together: how many, their code revisions, their compute time and dates), then the
+    environments that made them and one command per configuration that regenerates every
+    seed."""
+    groups: dict[str, list[Provenance]] = {}
+    for p in provenances:
+        groups.setdefault(re.sub(r"_s\d+(?=_|$)", "", p.name), []).append(p)
+    body, commands = [], []
+    for name, group in groups.items():
+        seeds = [int(m.group(1)) if (m := re.search(r"_s(\d+)(?=_|$)", p.name)) else 0
+                 for p in group]
+        revisions = sorted({p.git_revision[:8] + ("+" if p.git_revision.endswith("+dirty")
+                                                  else "") for p in group})
+        created = sorted(p.created[:10] for p in group)
+        body.append([name, f"{len(group)} ({_seed_list(seeds)})", ", ".join(revisions),
+                     f"{sum(p.wall_time_s for p in group) / 60:.0f} min",
+                     created[0] if created[0] == created[-1] else
+                     f"{created[0]} to {created[-1]}"])
+        seed0 = next(p for p, s in zip(group, seeds, strict=True) if s == min(seeds))
+        commands.append(re.sub(r" --seeds \d+", "", seed0.command).replace(
+            " --device", f" --seeds {_seed_list(seeds)} --device", 1))
+    environments = sorted({p.environment for p in provenances})
+    dirty = any(p.git_revision.endswith("+dirty") for p in provenances)
+    note = ("<p>A revision marked + was computed from a checkout with uncommitted changes.</p>"
+            if dirty else "")
+    items = "".join
+    return (html_table(["Result", "Seeds", "Code revisions", "Compute", "Created"], body,
+                       align="left") + note
+            + "<p>Environments:</p><ul>"
+            + items(f"<li>{html.escape(e)}</li>" for e in environments) + "</ul>"
+            + "<p>To regenerate the stored files:</p><ul>"
+            + items(f"<li><code>{html.escape(c)}</code></li>" for c in commands) + "</ul>")

@@ -196,3 +196,12 @@ def test_machine_spread_reports_moves_and_where_the_runs_part(runs):
     moved = comparison.machine_spread(runs, {key: other})[0]
     assert moved["the runs part at"] == "task 1, auction"
     assert moved["share, second"] == federated.table2(other)
+
+
+def test_winners_re_averages_what_each_group_earned(runs):
+    run = runs["mnist", "ours"]
+    earned = federated.winners_re(run)
+    for dacc, value in earned.items():
+        values = [re for r in run.records for w, re in zip(r["winners"], r["re"], strict=True)
+                  if run.config.daccs[w] == dacc]
+        assert (np.isnan(value) and not values) or value == pytest.approx(np.mean(values))

@@ -4,7 +4,8 @@
 [--device auto|cpu|cuda] [--jobs N] [--budget B] [--seeds S ...] [--mechanisms NAME ...]
 [--carry-model]``, or ``python -m fedlib reproduce --config results/NAME.json [--out DIR]``
 
-KIND is a registered experiment (:mod:`fedlib.experiments.registry`):
+KIND is a registered experiment (:mod:`fedlib.experiments.registry`; its flags are mapped onto
+configurations by :mod:`fedlib.experiments.commands`):
 
 * ``tables``: Tables 1-3, the five mechanisms of Tables 2-3 on each dataset
   (:mod:`fedlib.experiments.multitask`), saved as ``<out>/tables_<dataset>_<mechanism>.json``;
@@ -52,15 +53,11 @@ from typing import Any
 
 from fedlib.cli.text import plain
 from fedlib.experiments import registry
-from fedlib.experiments.registry import Options
+from fedlib.experiments.commands import FLAGS, Options, configurations
 from fedlib.fl.data import DATASETS
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.runtime import parallel_map
 from fedlib.storage import comparison, results
-
-#: The flag that sets each field of :class:`~fedlib.experiments.registry.Options`.
-FLAGS = {"datasets": "--dataset", "mechanisms": "--mechanisms", "budget": "--budget",
-         "carry_model": "--carry-model", "seed": "--seeds", "fast": "--fast"}
 
 
 def at_least(cast: Callable[[str], float], minimum: float,
@@ -97,8 +94,9 @@ def seed_list(text: str) -> list[int]:
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Register ``reproduce KIND`` for every registered experiment, and ``reproduce --config``."""
-    takes = "\n".join(f"  {kind:13} takes {', '.join(FLAGS[name] for name in cls.accepts)}"
-                      for kind, cls in registry.experiments().items())
+    registry.experiments()
+    takes = "\n".join(f"  {kind:13} takes {', '.join(FLAGS[name] for name in command.accepts)}"
+                      for kind, command in sorted(registry.COMMANDS.items()))
     sub = commands.add_parser("reproduce", help="run one of the paper's experiments",
                               description=plain(__doc__),
                               epilog=f"Flags by experiment:\n{takes}",
@@ -135,16 +133,17 @@ def _seeds(args: argparse.Namespace) -> list[int]:
     return list(dict.fromkeys(given))
 
 
-def _options(args: argparse.Namespace, kind: type[registry.Experiment]) -> list[Options]:
+def _options(args: argparse.Namespace, kind: str) -> list[Options]:
     """The options of ``args`` for experiment ``kind``, one per seed; a usage error names a
     flag the experiment does not take."""
     given = {"datasets": args.dataset is not None, "mechanisms": args.mechanisms is not None,
              "budget": args.budget is not None, "carry_model": args.carry_model,
              "seed": _seeds(args) != [0], "fast": args.fast}
-    unused = [FLAGS[name] for name, set_ in given.items() if set_ and name not in kind.accepts]
+    command = registry.COMMANDS[kind]
+    unused = [FLAGS[name] for name, set_ in given.items() if set_ and name not in command.accepts]
     if unused:
-        args.parser.error(f"reproduce {kind.kind} does not take {', '.join(unused)}")
-    datasets = (kind.default_datasets if args.dataset is None else
+        args.parser.error(f"reproduce {kind} does not take {', '.join(unused)}")
+    datasets = (command.default_datasets if args.dataset is None else
                 DATASETS if args.dataset == "both" else (args.dataset,))
     return [Options(datasets=tuple(datasets), mechanisms=tuple(args.mechanisms or ()),
                     budget=args.budget, carry_model=args.carry_model, seed=seed,
@@ -173,10 +172,9 @@ def _job(state: dict[str, Any], out: str, task_store: str, jobs: int) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    kind = registry.experiments()[args.experiment]
     try:
-        configs = [config for options in _options(args, kind)
-                   for config in kind.command_configs(options)]
+        configs = [config for options in _options(args, args.experiment)
+                   for config in configurations(args.experiment, options)]
     except ValueError as error:  # a value the configuration rejects
         args.parser.error(str(error))
     # Each experiment orders its own configurations (RRAFL after ours); across seeds, each

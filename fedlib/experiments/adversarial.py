@@ -33,8 +33,8 @@ import numpy as np
 
 from fedlib.analysis.claims import Claim
 from fedlib.experiments.grid import Grid, GridResult
-from fedlib.experiments.multitask import DEFAULT_BUDGET, MultiTaskConfig, MultiTaskResult
-from fedlib.experiments.registry import Options, register
+from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
+from fedlib.experiments.registry import register
 from fedlib.fl.attacks import Attack, attacked_pool, model_submitter
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import MODEL_FOR_DATASET
@@ -111,7 +111,6 @@ class AdversarialConfig(Grid):
     result_type: ClassVar[type] = AdversarialResult
     axis: ClassVar[str] = "mechanisms"
     pinned: ClassVar[tuple[str, ...]] = ("mechanism",)
-    accepts: ClassVar[tuple[str, ...]] = ("datasets", "mechanisms", "budget", "seed", "fast")
 
     def __post_init__(self) -> None:
         mechanisms = tuple(self.mechanisms)
@@ -136,15 +135,6 @@ class AdversarialConfig(Grid):
         attacks = tuple(replace(a, from_task=min(a.from_task, half)) for a in base.attacks)
         return replace(self, base=replace(base, attacks=attacks))
 
-    def command_options(self) -> Options:
-        mechanisms = () if self.mechanisms == ADVERSARIAL_MECHANISMS else self.mechanisms
-        return replace(super().command_options(), mechanisms=mechanisms)
-
-    @classmethod
-    def default(cls, options: Options, dataset: str) -> AdversarialConfig:
-        return cls(options.mechanisms or ADVERSARIAL_MECHANISMS,
-                   scenario_base(dataset, seed=options.seed, device=options.device,
-                                 budget=options.budget or DEFAULT_BUDGET))
 
 
 # ---------------------------------------------------------------------- summaries

@@ -42,7 +42,7 @@ import numpy as np
 
 from fedlib.analysis.sweep_results import Per, SweepResult
 from fedlib.checks import integer
-from fedlib.experiments.registry import Options, Records, register
+from fedlib.experiments.registry import Records, register
 from fedlib.mechanism import MECHANISMS, synthetic_instance
 from fedlib.paper.settings import FIG4_WORKERS, FIG5_BUDGET, PAPER_BUDGETS, PAPER_WORKERS
 
@@ -163,8 +163,6 @@ class SweepConfig:
 
     kind: ClassVar[str] = "mechanisms"
     result_type: ClassVar[type] = SweepSummary
-    default_datasets: ClassVar[tuple[str, ...]] = ()
-    accepts: ClassVar[tuple[str, ...]] = ("seed", "fast")
 
     def __post_init__(self) -> None:
         if self.sweep not in _SWEEP_IDS:
@@ -248,14 +246,6 @@ class SweepConfig:
         """The first ``n_tasks`` stored records, recomputed: the whole sweep is rerun."""
         return list(self.run().records[:n_tasks])
 
-    def command_options(self) -> Options:
-        return Options(seed=self.seed, device="cpu")
-
-    @classmethod
-    def command_configs(cls, options: Options) -> list[SweepConfig]:
-        """Our Figure 4 and Figure 5 (:func:`paper_config`)."""
-        configs = [paper_config(sweep, seed=options.seed) for sweep in ("budget", "workers")]
-        return [config.fast() if options.fast else config for config in configs]
 
 
 def paper_config(sweep: Literal["budget", "workers"], **changes: Any) -> SweepConfig:

@@ -21,10 +21,9 @@ from fedlib.experiments.grid import (
     SWEEP_TASKS,
     Grid,
     GridResult,
-    sweep_base,
 )
 from fedlib.experiments.multitask import DEFAULT_BUDGET, MultiTaskConfig
-from fedlib.experiments.registry import Options, register
+from fedlib.experiments.registry import register
 
 #: Budgets of the stored sweep.
 SWEEP_BUDGETS: tuple[float, ...] = (30.0, 45.0, 60.0, 75.0, 90.0)
@@ -100,7 +99,3 @@ class BudgetSweepConfig(Grid):
 
     def run_labels(self) -> list[str]:
         return [f"b{budget:g}" for budget in self.budgets]
-
-    @classmethod
-    def default(cls, options: Options, dataset: str) -> BudgetSweepConfig:
-        return cls(base=sweep_base(options, dataset))

@@ -25,9 +25,9 @@ import numpy as np
 
 from fedlib.analysis.claims import Claim
 from fedlib.experiments.federated import DATASET_LABELS, table1, table2, table3
-from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, SWEEP_TASKS, sweep_base
+from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, SWEEP_TASKS
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
-from fedlib.experiments.registry import Options, register
+from fedlib.experiments.registry import register
 from fedlib.experiments.sensitivity import SensitivityConfig, SensitivityResult
 from fedlib.experiments.table_claims import number_claims, ours_claims
 
@@ -76,14 +76,9 @@ class ColdStartConfig(SensitivityConfig):
     kind: ClassVar[str] = "coldstart"
     result_type: ClassVar[type] = ColdStartResult
     round_fields: ClassVar[tuple[str, ...]] = (*SWEEP_ROUND_FIELDS, "contrib")
-    default_datasets: ClassVar[tuple[str, ...]] = ("fashion",)
-    accepts: ClassVar[tuple[str, ...]] = ("datasets", "seed", "fast")
     parameters: ClassVar[tuple[str, ...]] = ("budget", "epochs", "lr", "momentum",
                                              "fresh_model")
 
-    @classmethod
-    def default(cls, options: Options, dataset: str) -> ColdStartConfig:
-        return cls(base=sweep_base(options, dataset))
 
 
 def setting_label(name: str | None, value: float | None) -> str:

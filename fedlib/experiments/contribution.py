@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fedlib.experiments.registry import Options, Records, register
+from fedlib.experiments.registry import Records, register
 from fedlib.fl.data import DATASETS
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import MODEL_FOR_DATASET
@@ -100,8 +100,6 @@ class ContributionConfig:
 
     kind: ClassVar[str] = "contribution"
     result_type: ClassVar[type] = ContributionResult
-    default_datasets: ClassVar[tuple[str, ...]] = ("mnist",)
-    accepts: ClassVar[tuple[str, ...]] = ("datasets", "fast")
 
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
@@ -141,13 +139,6 @@ class ContributionConfig:
         with torch_threads(cpu.threads):
             return [_unit(cpu, case, seed) for seed, case in _units(cpu)[:n_tasks]]
 
-    def command_options(self) -> Options:
-        return Options(datasets=(self.dataset,), device=self.device)
-
-    @classmethod
-    def command_configs(cls, options: Options) -> list[ContributionConfig]:
-        configs = [cls(dataset=dataset, device=options.device) for dataset in options.datasets]
-        return [config.fast() if options.fast else config for config in configs]
 
 
 def case_workers(case: int, dataset: str, rng: np.random.Generator, n: int = 1000) -> WorkerPool:

@@ -6,7 +6,7 @@ sweep (:mod:`fedlib.experiments.sensitivity`, axis ``values``) and the adversari
 two fields, the axis and ``base`` (a :class:`~fedlib.experiments.multitask.MultiTaskConfig`),
 that mixes in :class:`Grid` and says how each point changes ``base``. :class:`Grid` gives them
 the rest of the :class:`~fedlib.experiments.registry.Experiment` protocol: storage, names,
-runs in parallel processes with checkpoints, recomputation and the command line.
+runs in parallel processes with checkpoints and recomputation.
 
 :func:`run_many` runs multi-task configurations in parallel processes.
 
@@ -31,7 +31,7 @@ from fedlib.experiments.multitask import (
     MultiTaskResult,
     run_multitask,
 )
-from fedlib.experiments.registry import Options, rebuild
+from fedlib.experiments.registry import rebuild
 from fedlib.runtime import parallel_map
 
 #: Tasks per run of the budget and sensitivity sweeps (the first ``eval_from = 5`` are not
@@ -152,7 +152,6 @@ class Grid:
     * :attr:`axis`, the name of its axis field, and :attr:`pinned`, the ``base`` fields the
       axis sets (left out of the stored ``base``);
     * :meth:`run_configs` and :meth:`run_labels` (one per point);
-    * :meth:`default`, the paper-scale grid of the command line.
     """
 
     kind: ClassVar[str]
@@ -160,8 +159,6 @@ class Grid:
     pinned: ClassVar[tuple[str, ...]] = ()
     #: Round fields kept in the records.
     round_fields: ClassVar[tuple[str, ...]] = ROUND_FIELDS
-    default_datasets: ClassVar[tuple[str, ...]] = ("mnist",)
-    accepts: ClassVar[tuple[str, ...]] = ("datasets", "seed", "fast")
     base: MultiTaskConfig
 
     @property
@@ -174,11 +171,6 @@ class Grid:
 
     def run_labels(self) -> list[str]:
         """One short label per point (the runs' checkpoint files)."""
-        raise NotImplementedError
-
-    @classmethod
-    def default(cls, options: Options, dataset: str) -> Self:
-        """The grid ``reproduce KIND --dataset DATASET`` runs (before ``--fast``)."""
         raise NotImplementedError
 
     def axis_json(self) -> Any:
@@ -237,21 +229,3 @@ class Grid:
         """The first ``n_tasks`` stored records (every run), recomputed on the CPU."""
         short = replace(self, base=replace(self.base, n_tasks=n_tasks, device="cpu"))
         return short.run(task_store=task_store).records
-
-    def command_options(self) -> Options:
-        budget = None if self.base.budget == DEFAULT_BUDGET else self.base.budget
-        return Options(datasets=(self.base.dataset,),
-                       budget=budget if "budget" in self.accepts else None,
-                       seed=self.base.seed, device=self.device)
-
-    @classmethod
-    def command_configs(cls, options: Options) -> list[Self]:
-        grids = [cls.default(options, dataset) for dataset in options.datasets]
-        return [grid.fast() if options.fast else grid for grid in grids]
-
-
-def sweep_base(options: Options, dataset: str) -> MultiTaskConfig:
-    """The base of the budget and sensitivity sweeps: ours with :data:`SWEEP_TASKS` tasks."""
-    return MultiTaskConfig(dataset=dataset, n_tasks=SWEEP_TASKS, seed=options.seed,
-                           device=options.device,
-                           budget=DEFAULT_BUDGET if options.budget is None else options.budget)

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from fedlib.checks import integer
-from fedlib.experiments.registry import Options, Records, register
+from fedlib.experiments.registry import Records, register
 from fedlib.experiments.run_state import RunState
 from fedlib.experiments.task_store import TaskStore, task_key
 from fedlib.fl.attacks import Attack, check_attacks, for_task
@@ -158,9 +158,6 @@ class MultiTaskConfig:
 
     kind: ClassVar[str] = "tables"
     result_type: ClassVar[type] = MultiTaskResult
-    default_datasets: ClassVar[tuple[str, ...]] = DATASETS
-    accepts: ClassVar[tuple[str, ...]] = ("datasets", "mechanisms", "budget", "carry_model",
-                                          "seed", "fast")
 
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
@@ -250,25 +247,6 @@ class MultiTaskConfig:
         return list(run_multitask(replace(self, n_tasks=n_tasks, device="cpu"),
                                   task_store=task_store).records)
 
-    def command_options(self) -> Options:
-        return Options(datasets=(self.dataset,), mechanisms=(self.mechanism,),
-                       budget=None if self.budget == DEFAULT_BUDGET else self.budget,
-                       carry_model=not self.fresh_model, seed=self.seed, device=self.device)
-
-    @classmethod
-    def command_configs(cls, options: Options) -> list[MultiTaskConfig]:
-        """One run per dataset (Fashion-MNIST, the slowest, first) and mechanism (default
-        :data:`TABLE_MECHANISMS`); RRAFL last: it hires the same winners as ours and trains
-        the same tasks, so it starts when ours have finished and reads them from the shared
-        task store."""
-        configs = [cls(dataset=dataset, mechanism=mechanism,
-                       budget=DEFAULT_BUDGET if options.budget is None else options.budget,
-                       fresh_model=not options.carry_model, seed=options.seed,
-                       device=options.device)
-                   for dataset in sorted(options.datasets)
-                   for mechanism in options.mechanisms or TABLE_MECHANISMS]
-        configs.sort(key=lambda config: config.mechanism == "rrafl")
-        return [config.fast() if options.fast else config for config in configs]
 
 
 def draw_bids(config: MultiTaskConfig, task: int) -> np.ndarray:

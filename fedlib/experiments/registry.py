@@ -1,16 +1,17 @@
 """One protocol for every stored experiment, and the one registry that lists them.
 
 An experiment is its configuration class: a frozen dataclass that says everything a run
-computes and carries what saving, loading, verifying, :func:`~fedlib.storage.stored.obtain`
-and the command line need (:class:`Experiment`). The class registers itself with
-:func:`register`, and everything else reads :data:`REGISTRY`, so a new experiment is one module
-(plus its chapter) and one decorator line.
+computes and carries what saving, loading, verifying and :func:`~fedlib.storage.stored.obtain`
+need (:class:`Experiment`). The class registers itself with :func:`register`, and everything
+else reads :data:`REGISTRY`, so a new experiment is one module (plus its chapter), one decorator
+line and, for ``python -m fedlib reproduce KIND``, one entry in
+:mod:`fedlib.experiments.commands`.
 
 The experiments are ``tables`` (:class:`~fedlib.experiments.multitask.MultiTaskConfig`),
 ``contribution`` (:class:`~fedlib.experiments.contribution.ContributionConfig`),
-``mechanisms`` (:class:`~fedlib.experiments.auction_sweeps.SweepConfig`) and the three grids of
-multi-task runs (:mod:`fedlib.experiments.grid`): ``budgets``, ``sensitivity`` and
-``adversarial``.
+``mechanisms`` (:class:`~fedlib.experiments.auction_sweeps.SweepConfig`) and the grids of
+multi-task runs (:mod:`fedlib.experiments.grid`): ``budgets``, ``sensitivity``, ``coldstart``
+and ``adversarial``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import importlib
 import os
 import pkgutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, Self, TypeVar
 
 
@@ -49,55 +50,6 @@ class Records:
         return cls(rebuild(config), tuple(records), wall_time_s)
 
 
-@dataclass(frozen=True)
-class Options:
-    """What the flags of ``python -m fedlib reproduce KIND`` ask for.
-
-    Each experiment turns options into configurations (:meth:`Experiment.command_configs`)
-    and a configuration back into options (:meth:`Experiment.command_options`); a configuration
-    has a command line when it is among the configurations of its own options.
-
-    Attributes
-    ----------
-    datasets : tuple of str
-        ``--dataset`` (``both`` gives both).
-    mechanisms : tuple of str
-        ``--mechanisms`` (empty: the experiment's own).
-    budget : float or None
-        ``--budget`` (None: the default budget).
-    carry_model : bool
-        ``--carry-model``: start each task from the previous task's global model.
-    seed : int
-        One seed of ``--seeds`` (the command builds one Options per seed).
-    fast : bool
-        ``--fast``: the smoke-sized version.
-    device : str
-        ``--device``.
-    """
-
-    datasets: tuple[str, ...] = ()
-    mechanisms: tuple[str, ...] = ()
-    budget: float | None = None
-    carry_model: bool = False
-    seed: int = 0
-    fast: bool = False
-    device: str = "auto"
-
-    def flags(self) -> list[str]:
-        """The flags that give these options (what is not given left out; the device is not
-        a flag here: a stored result is regenerated on the CPU)."""
-        flags = [f"--dataset {dataset}" for dataset in self.datasets]
-        if self.mechanisms:
-            flags.append("--mechanisms " + " ".join(self.mechanisms))
-        if self.budget is not None:
-            flags.append(f"--budget {self.budget:g}")
-        if self.carry_model:
-            flags.append("--carry-model")
-        if self.seed != 0:
-            flags.append(f"--seeds {self.seed}")
-        return [*flags, "--fast"] if self.fast else flags
-
-
 class Experiment(Protocol):
     """What a registered configuration class provides.
 
@@ -109,19 +61,12 @@ class Experiment(Protocol):
     result_type : type
         The result of :meth:`run`, rebuilt from a stored file by its
         ``from_stored(config, records, wall_time_s)``.
-    default_datasets : tuple of str
-        The datasets ``reproduce KIND`` runs when no ``--dataset`` is given (empty: the
-        experiment has no dataset).
-    accepts : tuple of str
-        The fields of :class:`Options` its command takes (``device`` always).
     device : str
         Where the run executes (``"auto"``, ``"cpu"``, ``"cuda"``).
     """
 
     kind: ClassVar[str]
     result_type: ClassVar[type]
-    default_datasets: ClassVar[tuple[str, ...]]
-    accepts: ClassVar[tuple[str, ...]]
 
     @property
     def device(self) -> str: ...
@@ -148,22 +93,18 @@ class Experiment(Protocol):
                   task_store: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
         """The first ``n_tasks`` stored records, recomputed on the CPU."""
 
-    def command_options(self) -> Options:
-        """The options of the command that would regenerate this configuration, less
-        ``--fast`` (:func:`command_flags` tries both)."""
-
-    @classmethod
-    def command_configs(cls, options: Options) -> list[Self]:
-        """The configurations ``reproduce KIND`` runs for ``options``, in the order to start
-        them."""
-
 
 #: Every registered experiment, by kind (filled as their modules are imported; read it through
 #: :func:`experiments`).
 REGISTRY: dict[str, type[Experiment]] = {}
 
-_PROTOCOL = ("to_dict", "from_dict", "fast", "result_name", "run", "recompute",
-             "command_options", "command_configs")
+#: What :func:`register` requires of a class: every attribute, property and method that
+#: :class:`Experiment` declares.
+MEMBERS = tuple(sorted({*Experiment.__annotations__,
+                        *(name for name in vars(Experiment) if not name.startswith("_"))}))
+#: The command line of each kind, filled by :mod:`fedlib.experiments.commands` (through
+#: :func:`register_command`) when :func:`experiments` imports it.
+COMMANDS: dict[str, Any] = {}
 
 
 _Class = TypeVar("_Class", bound=type)
@@ -179,8 +120,7 @@ def register(cls: _Class) -> _Class:
     ValueError
         If another class has registered the same kind.
     """
-    missing = [name for name in ("kind", "result_type", "default_datasets", "accepts", *_PROTOCOL)
-               if not hasattr(cls, name)]
+    missing = [name for name in MEMBERS if not hasattr(cls, name)]
     if missing:
         raise TypeError(f"{cls.__name__} lacks {', '.join(missing)} of the Experiment protocol")
     kind = cls.kind
@@ -220,11 +160,16 @@ def rebuild(config: Mapping[str, Any]) -> Experiment:
     return experiment_class(config).from_dict(config)
 
 
+def register_command(kind: str, command: Any) -> None:
+    """Give the registered experiment ``kind`` its command line (a
+    :class:`~fedlib.experiments.commands.Command`)."""
+    if kind not in REGISTRY:
+        raise ValueError(f"{kind!r} is not a registered experiment")
+    COMMANDS[kind] = command
+
+
 def command_flags(config: Experiment) -> list[str] | None:
     """Flags of ``python -m fedlib reproduce KIND`` that regenerate ``config``, or None when
-    no command line gives it: ``config`` must be among the configurations of its own options,
-    at full scale or with ``--fast``."""
-    for options in (config.command_options(), replace(config.command_options(), fast=True)):
-        if config in type(config).command_configs(options):
-            return options.flags()
-    return None
+    no command line gives it (:meth:`~fedlib.experiments.commands.Command.flags`)."""
+    experiments()
+    return COMMANDS[config.kind].flags(config)

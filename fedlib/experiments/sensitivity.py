@@ -31,9 +31,9 @@ import numpy as np
 from fedlib.analysis.claims import Claim
 from fedlib.experiments import federated
 from fedlib.experiments.budget_sweep import BudgetSweepConfig, BudgetSweepResult
-from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, Grid, GridResult, sweep_base
+from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, Grid, GridResult
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
-from fedlib.experiments.registry import Options, register
+from fedlib.experiments.registry import register
 
 #: Trust weight theta of Eq. (4), default 0.4. The paper asks for theta in (0, 0.5) so that a
 #: failure weighs more than a pass: 0.2 makes a failure weigh four times a pass, 0.5 (the
@@ -148,7 +148,6 @@ class SensitivityConfig(Grid):
     result_type: ClassVar[type] = SensitivityResult
     axis: ClassVar[str] = "values"
     round_fields: ClassVar[tuple[str, ...]] = SWEEP_ROUND_FIELDS
-    accepts: ClassVar[tuple[str, ...]] = ("datasets", "budget", "seed", "fast")
     #: The parameters this kind of sweep may vary.
     parameters: ClassVar[tuple[str, ...]] = PARAMETERS
 
@@ -184,9 +183,6 @@ class SensitivityConfig(Grid):
     def axis_json(self) -> dict[str, list[float]]:
         return {name: list(values) for name, values in self.values}
 
-    @classmethod
-    def default(cls, options: Options, dataset: str) -> SensitivityConfig:
-        return cls(base=sweep_base(options, dataset))
 
 
 def budget_config(config: SensitivityConfig) -> BudgetSweepConfig:

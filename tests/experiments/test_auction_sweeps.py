@@ -11,7 +11,7 @@ import pytest
 from fedlib.analysis import sweep_results
 from fedlib.experiments import auction_sweeps as sw
 from fedlib.experiments import registry
-from fedlib.experiments.registry import Options
+from fedlib.experiments.commands import Options, configurations
 from fedlib.mechanism import MECHANISMS, synthetic_instance, utility_per_payment
 
 
@@ -274,7 +274,7 @@ def test_recompute_matches_summary_records():
 
 
 def test_the_stored_summary_has_a_record_per_mechanism_and_point():
-    for config in sw.SweepConfig.command_configs(Options(fast=True)):
+    for config in configurations("mechanisms", Options(fast=True)):
         summary = config.run()
         payload = json.loads(json.dumps({"config": config.to_dict(),
                                          "records": summary.records}))

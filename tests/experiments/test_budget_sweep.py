@@ -49,7 +49,7 @@ def test_names_and_commands():
     assert results.reproduce_command(paper) == ("python -m fedlib reproduce budgets --dataset "
                                                 "mnist --device cpu --out results")
     assert results.reproduce_command(seeded.fast(), "x") == (
-        "python -m fedlib reproduce budgets --dataset fashion --seed 3 --fast --device cpu "
+        "python -m fedlib reproduce budgets --dataset fashion --seeds 3 --fast --device cpu "
         "--out x")
     assert registry.command_flags(TINY) is None
     assert "in Python" in results.reproduce_command(TINY)

@@ -1,5 +1,6 @@
 """Every registered experiment keeps the Experiment protocol: one suite over the registry (as
-scikit-learn's ``parametrize_with_checks`` runs one suite over every estimator)."""
+scikit-learn's ``parametrize_with_checks`` runs one suite over every estimator), and every one
+has a command line (:mod:`fedlib.experiments.commands`) that gives its configurations back."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import pytest
 from fedlib.cli import build_parser
 from fedlib.cli.reproduce import _options
 from fedlib.experiments import registry
+from fedlib.experiments.commands import Options, configurations
 from fedlib.experiments.multitask import MultiTaskConfig
-from fedlib.experiments.registry import Options
 from fedlib.storage import results
 
 KINDS = registry.experiments()
@@ -26,8 +27,8 @@ PAPER_NAMES = {"adversarial": "adversarial_mnist", "budgets": "budgets_mnist_our
 
 def paper(kind: str) -> registry.Experiment:
     """The first configuration ``reproduce KIND`` runs on the CPU."""
-    cls = KINDS[kind]
-    return cls.command_configs(Options(datasets=cls.default_datasets[:1], device="cpu"))[0]
+    datasets = registry.COMMANDS[kind].default_datasets[:1]
+    return configurations(kind, Options(datasets=datasets, device="cpu"))[0]
 
 
 def beyond_the_command(config: registry.Experiment) -> registry.Experiment:
@@ -76,7 +77,8 @@ def test_the_command_line_gives_back_the_configuration(kind):
         words = shlex.split(command)
         assert words[:4] == ["python", "-m", "fedlib", "reproduce"] and words[4] == kind
         args = build_parser().parse_args(words[3:])
-        assert config in KINDS[kind].command_configs(_options(args, KINDS[kind]))
+        assert [config] == [run for options in _options(args, kind)
+                            for run in configurations(kind, options) if run == config]
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
@@ -87,6 +89,12 @@ def test_a_configuration_beyond_the_command_says_how_to_run_it(kind):
     assert "in Python" in command and type(config).__name__ in command
 
 
+def test_every_experiment_has_a_command_and_only_registered_ones_do():
+    assert sorted(registry.COMMANDS) == sorted(KINDS)
+    with pytest.raises(ValueError, match="'nope' is not a registered experiment"):
+        registry.register_command("nope", registry.COMMANDS["tables"])
+
+
 def test_unknown_or_incomplete_experiments_are_refused():
     with pytest.raises(ValueError, match="must be one of"):
         registry.rebuild({"experiment": "nope"})
@@ -95,7 +103,8 @@ def test_unknown_or_incomplete_experiments_are_refused():
     class Incomplete:
         kind = "incomplete"
 
-    with pytest.raises(TypeError, match="lacks result_type"):
+    with pytest.raises(TypeError, match="Incomplete lacks device, fast, from_dict, recompute, "
+                                        "result_name, result_type, run, to_dict of the"):
         registry.register(Incomplete)
 
     class Twin(MultiTaskConfig):

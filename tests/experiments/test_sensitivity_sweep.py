@@ -114,7 +114,7 @@ def test_names_and_commands():
     seeded = sens.SensitivityConfig(base=MultiTaskConfig(n_tasks=20, seed=2))
     assert seeded.result_name() == "sensitivity_mnist_ours_s2"
     assert results.reproduce_command(seeded.fast(), "x") == (
-        "python -m fedlib reproduce sensitivity --dataset mnist --seed 2 --fast --device cpu "
+        "python -m fedlib reproduce sensitivity --dataset mnist --seeds 2 --fast --device cpu "
         "--out x")
     assert registry.command_flags(TINY) is None
 

@@ -2,11 +2,11 @@
 
 **Cases.** Every case is a truthful instance (bids = true costs) with its origin: the
 adversarial instances of :func:`adversarial_cases` (a single worker, ties, a worker with
-``Re = 0``, everyone or nobody affordable, zero costs, nothing delivered, over-delivery,
-magnitudes twelve orders apart, and, with ``paper=True``, the paper's worked examples of
-:mod:`fedlib.paper.examples`), then random instances of
-:func:`fedlib.mechanism.random_instances` (one to six workers, magnitudes 1e-6..1e6, ties in a
-third of them).
+``Re = 0``, everyone or nobody affordable, zero costs, nothing delivered, over-delivery, a
+loser that would over-deliver just above its critical bid, magnitudes twelve orders apart,
+and, with ``paper=True``, the paper's worked examples of :mod:`fedlib.paper.examples`), then
+random instances of :func:`fedlib.mechanism.random_instances` (one to six workers, magnitudes
+1e-6..1e6, ties in a third of them).
 
 **Misreports.** For every worker of every case, the others report truthfully and deliver their
 ``re``; the worker bids its true cost, then every bid of
@@ -22,10 +22,11 @@ individual rationality (Theorem 1).
 **Verdicts.** A case violates a property when its margin exceeds ``rtol`` times the instance's
 money scale (:attr:`fedlib.mechanism.Instance.scale`), or, for monotonicity and faults, when
 it occurs at all. Of the violations found, the one with the fewest workers (the first found
-among equals) is then shrunk (:func:`shrink`): other workers are removed one at a time and
-values rounded to few significant digits, as long as the same misreport still violates the
-property. Running time (Theorem 3) is measured on synthetic workers of growing ``n``
-(:func:`time_mechanism`) and fitted like :mod:`fedlib.analysis.selection_timing`.
+among equals) is then shrunk (:func:`shrink`): other workers are left out (halves first,
+then fewer) and values rescaled and rounded to few significant digits, as long as the same
+misreport still violates the property. Running time (Theorem 3) is measured on synthetic
+workers of growing ``n`` (:func:`time_mechanism`) and fitted like
+:mod:`fedlib.analysis.selection_timing`.
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ EDGE_CASES: tuple[tuple[str, tuple[float, ...], tuple[float, ...], float, tuple[
     ("zero costs", (0.0, 0.0, 1.0), (1.0, 0.5, 1.0), 1.0, (1.0, 0.5, 0.0)),
     ("nothing delivered (re = 0)", (1.0, 2.0), (1.0, 1.0), 5.0, (0.0, 0.0)),
     ("over-delivery (re > Re)", (1.0, 1.0, 100.0), (0.5, 0.5, 1.0), 10.0, (1.0, 1.0, 1.0)),
+    ("an over-deliverer just above its critical bid", (4.0, 5.2), (1.0, 1.0), 10.0,
+     (1.0, 2.0)),
     ("magnitudes twelve orders apart", (1e-6, 1e6), (1e-6, 1e6), 1e6, (1e-6, 5e5)),
 )
 #: The paper's worked examples among the adversarial cases (``paper=True``).
@@ -291,14 +294,21 @@ def _significant(values: np.ndarray, digits: int) -> np.ndarray:
 
 def _variants(cex: Counterexample) -> Iterator[tuple[Instance, int | None,
                                                      tuple[Deviation, ...]]]:
-    """Smaller versions of a counterexample: one other worker fewer, money or reputations
-    rescaled by a power of ten towards 1, values rounded."""
+    """Smaller versions of a counterexample: other workers left out (half of them, then
+    quarters, down to one at a time), money or reputations rescaled by a power of ten towards
+    1, values rounded."""
     inst, w, deviations = cex.instance, cex.worker, cex.deviations
-    for j in range(inst.n):
-        if j != w and inst.n > 1:
-            keep = np.arange(inst.n) != j
-            yield (Instance(inst.costs[keep], inst.Re[keep], inst.budget, inst.re[keep],
-                            seed=inst.seed), None if w is None else w - (j < w), deviations)
+    others = np.array([j for j in range(inst.n) if j != w], dtype=int)
+    size = max(others.size // 2, 1)
+    while others.size and size >= 1:
+        for start in range(0, others.size, size):
+            keep = np.ones(inst.n, dtype=bool)
+            keep[others[start:start + size]] = False
+            if keep.any():
+                yield (Instance(inst.costs[keep], inst.Re[keep], inst.budget, inst.re[keep],
+                                seed=inst.seed), None if w is None else int(keep[:w].sum()),
+                       deviations)
+        size //= 2
     money = 10.0 ** -math.floor(math.log10(inst.scale))
     yield (Instance(inst.costs * money, inst.Re, inst.budget * money, inst.re, seed=inst.seed),
            w, tuple(Deviation(d.bid * money, d.delivered) for d in deviations))
@@ -320,8 +330,8 @@ def _variants(cex: Counterexample) -> Iterator[tuple[Instance, int | None,
 
 
 def shrink(player: Player, cex: Counterexample, rtol: float = RTOL) -> Counterexample:
-    """A smaller counterexample of the same property and misreport: other workers removed
-    and values rounded to 1-3 significant digits while it stays one."""
+    """A smaller counterexample of the same property and misreport: other workers left out,
+    values rescaled and rounded to 1-3 significant digits, while it stays one."""
     changed = True
     while changed:
         changed = False

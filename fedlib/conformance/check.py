@@ -102,7 +102,7 @@ def check_mechanism(mechanism: Any, *, claims: Iterable[str] | None = None,
             except Exception as error:  # the mechanism's code failed on a sweep's workers
                 skipped["comparison"] = f"stopped: {type(error).__name__}: {error}"
         if federated != "none":
-            runs = run_federated(mech, federated_config(federated, seed), engine)
+            runs = run_federated(federated_config(federated, seed), mech, engine=engine)
     certificate = Certificate(
         mech, source, wanted, result, comparison, runs, skipped, fingerprint("cpu"),
         datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))

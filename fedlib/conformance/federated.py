@@ -21,6 +21,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -99,17 +100,18 @@ class FederatedComparison:
                 "runs": {name: self.summary(name) for name in self.runs}}
 
 
-def _setup_hook(mechanism: Any) -> Callable[[], None]:
-    """Ray's setup hook, run once in each of its worker processes: ``mechanism`` registered
+def _setup_hook(mechanisms: Sequence[Any]) -> Callable[[], None]:
+    """Ray's setup hook, run once in each of its worker processes: ``mechanisms`` registered
     for the process's life, which ends with the run."""
     def register_in_worker() -> None:
-        registered(mechanism).__enter__()
+        for mechanism in mechanisms:
+            registered(mechanism).__enter__()
 
     return register_in_worker
 
 
-def _run_flower(config: Any, mechanism: Any) -> Any:
-    """``config`` on Flower's Simulation Runtime, with ``mechanism`` registered in Ray's
+def _run_flower(config: Any, mechanisms: Sequence[Any]) -> Any:
+    """``config`` on Flower's Simulation Runtime, with ``mechanisms`` registered in Ray's
     processes (Ray is started here, with the settings of
     :func:`~fedlib.flower.run_federation`, which then finds it running)."""
     import ray
@@ -117,44 +119,47 @@ def _run_flower(config: Any, mechanism: Any) -> Any:
 
     from fedlib.flower import run_federation
 
-    module = sys.modules.get(type(mechanism).__module__)
-    if module is not None and module.__name__.startswith(USER_MODULE):
-        ray.cloudpickle.register_pickle_by_value(module)  # a file is no importable module
+    for mechanism in mechanisms:
+        module = sys.modules.get(type(mechanism).__module__)
+        if module is not None and module.__name__.startswith(USER_MODULE):
+            ray.cloudpickle.register_pickle_by_value(module)  # a file is no importable module
     quiet = logging.getLogger("fedlib").getEffectiveLevel() > logging.INFO
     ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=not quiet,
              logging_level=logging.ERROR if quiet else logging.INFO,
              runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)},
-                          "worker_process_setup_hook": _setup_hook(mechanism)})
+                          "worker_process_setup_hook": _setup_hook(mechanisms)})
     try:
         return run_federation(config)
     finally:
         ray.shutdown()
 
 
-def run_federated(mechanism: Any, config: Any, engine: Engine = "batched",
+def run_federated(config: Any, *mechanisms: Any, engine: Engine = "batched",
                   reference: Sequence[str] = ("ours",)) -> FederatedComparison:
-    """Run ``config`` with each ``reference`` mechanism and with ``mechanism``.
+    """Run ``config`` with each ``reference`` mechanism, then with each of ``mechanisms``.
 
     Parameters
     ----------
-    mechanism
-        An object of the protocol (:func:`~fedlib.analysis.conformance.conform`).
     config : MultiTaskConfig
         The setting (its ``mechanism`` is replaced by each mechanism's name in turn).
+    *mechanisms
+        Objects of the protocol (:func:`~fedlib.analysis.conformance.conform`).
     engine : {"batched", "flower"}
         The batched engine (this process), or a Flower federation (needs the Flower extra).
     reference : sequence of str
-        Built-in mechanisms to run beside it (keys of :data:`~fedlib.mechanism.MECHANISMS`).
+        Built-in mechanisms to run first (keys of :data:`~fedlib.mechanism.MECHANISMS`).
     """
     from fedlib.experiments.multitask import run_multitask
 
     if engine not in ("batched", "flower"):
         raise ValueError(f"engine must be 'batched' or 'flower', got {engine!r}")
     runs, labels = {}, {}
-    with registered(mechanism):
-        for name in (*reference, mechanism.name):
+    with ExitStack() as stack:
+        for mechanism in mechanisms:
+            stack.enter_context(registered(mechanism))
+        for name in (*reference, *(m.name for m in mechanisms)):
             run = replace(config, mechanism=name)
             runs[name] = (run_multitask(run) if engine == "batched"
-                          else _run_flower(run, mechanism))
+                          else _run_flower(run, mechanisms))
             labels[name] = MECHANISMS[name].label
     return FederatedComparison(engine, runs, labels)

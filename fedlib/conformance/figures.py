@@ -3,7 +3,7 @@ often each one is violated.
 
 Pure functions of :class:`~fedlib.analysis.conformance_search.Search` results returning
 :class:`matplotlib.figure.Figure`; green means no counterexample was found, red that one was.
-Claimed properties are named in bold.
+Claimed properties are named in bold. Both are built under :data:`fedlib.viz.style.STYLE`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 from fedlib.analysis.conformance_search import Search
+from fedlib.viz.style import styled
 
 #: Colours of a property that holds and of one that fails.
 HOLDS, FAILS = "#1b7837", "#b2182b"
@@ -33,6 +34,7 @@ def _bold_claimed(labels: Sequence, claims: frozenset[str]) -> None:
             label.set_fontweight("bold")
 
 
+@styled
 def certificate_map(results: Sequence[Search], values: Sequence[float], parameter: str,
                     claims: frozenset[str]) -> Figure:
     """One column per value of a mechanism's parameter, one row per property: green where no
@@ -70,6 +72,7 @@ def certificate_map(results: Sequence[Search], values: Sequence[float], paramete
     return fig
 
 
+@styled
 def violations_figure(result: Search, claims: frozenset[str]) -> Figure:
     """The share of checked cases that violate each property, one bar per property (red:
     violated somewhere, green: no counterexample), claimed properties in bold."""

@@ -184,6 +184,21 @@ def test_running_time_is_fitted_and_a_slow_mechanism_stops_early():
     assert slow.sizes.size < 5  # 100000 workers would take about 300 times the 1000 ones
 
 
+def test_a_fault_on_the_timing_workers_is_reported_with_its_instance():
+    class SmallOnly(PricePerUnit):
+        def select(self, bids, Re, budget, *, costs=None, rng=None):
+            if len(bids) > 500:
+                raise MemoryError("too many workers")
+            return super().select(bids, Re, budget)
+
+    found = search(SmallOnly(), 2, seed=0)
+    assert "well_defined" in found.failed
+    cex = found.verdict("well_defined").counterexample
+    assert cex.origin == "timing, n = 1000" and cex.instance.n == 501  # shrunk
+    assert cex.plays[0].fault == "select raised MemoryError: too many workers"
+    assert found.timing is None and "efficient" not in [v.property for v in found.verdicts]
+
+
 def test_search_rejects_a_bad_seed_or_count():
     with pytest.raises(ValueError, match="^seed must be"):
         search(OURS, 1, seed=-1)

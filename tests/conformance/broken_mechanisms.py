@@ -69,3 +69,15 @@ class RaisesOnTies(ExAnte):
         if np.unique(density).size < density.size:
             raise ValueError("two workers have the same cost density")
         return super().select(bids, Re, budget)
+
+
+class RewardsShirking(ExAnte):
+    """Selects on half the budget and pays double to a winner that delivers less than half its
+    promise: within the budget and above every cost, but delivering less pays."""
+
+    name, stretch = "rewards_shirking", 0.5
+
+    def pay(self, allocation, re):
+        auction = allocation.auction
+        shirks = np.asarray(re) < auction.Re / 2
+        return np.where(allocation.selected, auction.upper * np.where(shirks, 2.0, 1.0), 0.0)

@@ -11,6 +11,7 @@ from broken_mechanisms import (
     PaysBelowBid,
     RaisesOnTies,
     RewardsOverbidding,
+    RewardsShirking,
 )
 
 from fedlib.analysis.conformance_search import search
@@ -19,7 +20,7 @@ from fedlib.analysis.conformance_search import search
 @pytest.fixture(scope="module")
 def found():
     mechanisms = (ExAnte, Overspends, PaysBelowBid, RewardsOverbidding, NotMonotone,
-                  RaisesOnTies)
+                  RaisesOnTies, RewardsShirking)
     return {m.name: search(m(), 20, seed=5, timing=False) for m in mechanisms}
 
 
@@ -62,3 +63,14 @@ def test_a_mechanism_that_raises_is_reported_with_the_instance_not_a_traceback(f
     assert densities[0] == densities[1]
     assert cex.text.startswith("select raised ValueError: two workers have the same cost "
                                "density, at bids (")
+
+
+def test_delivering_less_is_a_misreport_the_search_tries(found):
+    """An honest worker bidding its cost gains nothing by another bid, but delivering less
+    than half its promise doubles its pay: truthfulness for honest workers fails through the
+    delivery alone."""
+    assert set(found["rewards_shirking"].failed) == {"truthful", "truthful_honest"}
+    cex = found["rewards_shirking"].verdict("truthful_honest").counterexample
+    w, (deviation,) = cex.worker, cex.deviations
+    assert deviation.bid == cex.instance.costs[w]
+    assert deviation.delivered < cex.instance.Re[w] / 2 <= cex.instance.re[w] / 2

@@ -38,8 +38,8 @@ def test_flower_runs_a_mechanism_from_a_file_as_the_batched_engine_does(data_roo
     shutil.copy(HERE / "broken_mechanisms.py", tmp_path / "mine.py")
     mechanism = load(f"{tmp_path / 'mine.py'}:Overspends")
     config = federated_config("fast")
-    flower = run_federated(mechanism, config, "flower", reference=())
-    batched = run_federated(mechanism, config, "batched", reference=())
+    flower = run_federated(config, mechanism, engine="flower", reference=())
+    batched = run_federated(config, mechanism, reference=())
     for a, b in zip(flower.runs["overspends"].records, batched.runs["overspends"].records,
                     strict=True):
         assert a["winners"] == b["winners"]
@@ -50,4 +50,4 @@ def test_an_unknown_setting_or_engine_is_refused():
     with pytest.raises(ValueError, match="^setting must be one of"):
         federated_config("huge")
     with pytest.raises(ValueError, match="^engine must be"):
-        run_federated(MECHANISMS["ours"], None, "grpc")  # type: ignore[arg-type]
+        run_federated(None, engine="grpc")  # type: ignore[arg-type]

@@ -75,11 +75,6 @@ def parallel_map(fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], jobs: i
     list
         The results in the order of ``calls``.
 
-    Raises
-    ------
-    ValueError
-        If ``jobs`` is not a positive integer.
-
     Notes
     -----
     If the map is interrupted (Ctrl-C, a Jupyter interrupt, or SIGTERM, turned into

@@ -94,11 +94,6 @@ def paired_sign_flip_p(differences: ArrayLike) -> float:
     0.125
     >>> paired_sign_flip_p([1.0, -1.0])  # sums 2, 0, 0, -2: three of four reach 0
     0.75
-
-    Raises
-    ------
-    ValueError
-        For no differences, more than :data:`MAX_PAIRS`, or a non-finite one.
     """
     d = np.asarray(differences, dtype=float).ravel()
     if not 0 < d.size <= MAX_PAIRS or not np.all(np.isfinite(d)):

@@ -83,11 +83,6 @@ def reputation_path(re: ArrayLike, initial: float = INITIAL_REPUTATION, n_plus: 
     -------
     ReputationPath
 
-    Raises
-    ------
-    ValueError
-        If ``re`` is empty, not 1-D, or outside [0, 1], or ``initial`` is outside [0, 1].
-
     Examples
     --------
     >>> path = reputation_path([0.9, 0.9])

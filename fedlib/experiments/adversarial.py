@@ -278,12 +278,6 @@ def single_task(kind: str, strength: float, *, dataset: str = "mnist", n_workers
     Returns
     -------
     SingleTaskOutcome
-
-    Raises
-    ------
-    ValueError
-        For an unknown kind or a strength outside its kind's range (see
-        :class:`~fedlib.fl.attacks.Attack`), or fewer than two workers.
     """
     attack = Attack(kind, (0,), strength)
     if n_workers < 2:

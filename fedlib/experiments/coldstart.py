@@ -1,16 +1,14 @@
 """The cold start of our mechanism on Fashion-MNIST: when contributions separate clean from
 noisy workers, and which setting the paper leaves open removes it.
 
-With a fresh LeNet-5 for every task (our reading of the paper's Section 6) ours stops hiring
-clean workers on Fashion-MNIST: in the first rounds of a fresh model every local model is near
-chance, the contributions of Eqs. (2)-(3) hardly tell clean from noisy workers, the reputations
-of Eqs. (4)-(13) do not separate, and the cheapest (noisiest) workers keep winning. This
-experiment maps it: a one-at-a-time sweep (:class:`~fedlib.experiments.sensitivity.
-SensitivityConfig` of another kind) around ours on Fashion-MNIST, 20 tasks (the first 5 not
-evaluated), that changes one setting at a time (:data:`COLD_START_VALUES`): the budget, the
-local epochs, the learning rate, SGD momentum and the model carried across tasks. Its records
-keep every round's contributions, so that :func:`separation` can say in which round of a task,
-and at which test loss, the contributions of clean and noisy winners part.
+What the map finds, and why a fresh LeNet-5 per task (our reading of the paper's Section 6)
+starts cold, is computed in chapter 11 (``chapters/11_cold_start.md``). The experiment is a
+one-at-a-time sweep (:class:`~fedlib.experiments.sensitivity.SensitivityConfig` of another
+kind) around ours on Fashion-MNIST, 20 tasks (the first 5 not evaluated), that changes one
+setting at a time (:data:`COLD_START_VALUES`): the budget, the local epochs, the learning rate,
+SGD momentum and the model carried across tasks. Its records keep every round's contributions,
+so that :func:`separation` can say in which round of a task, and at which test loss, the
+contributions of clean and noisy winners part.
 
 ``python -m fedlib reproduce coldstart`` stores it as ``coldstart_fashion_ours.json``.
 """
@@ -202,11 +200,6 @@ def setting_claims(results: Sequence[ColdStartResult], settings: list[str]) -> l
     winners, and Tables 2-3's cells against the paper's numbers) under each of ``settings``
     (labels of :func:`setting_label`), judged on the maps of every seed in ``results`` (one
     map per seed), each claim's ``where`` naming the setting.
-
-    Raises
-    ------
-    ValueError
-        For a setting the sweep did not run.
     """
     maps = [runs_by_setting(result) for result in results]
     unknown = [s for s in settings if s not in maps[0]]

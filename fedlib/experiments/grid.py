@@ -85,11 +85,6 @@ def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
     start in the order of ``configs``; a run reads only tasks already finished. An interrupted
     call stops its worker processes (:func:`~fedlib.runtime.parallel_map`); the runs resume
     from their checkpoints.
-
-    Raises
-    ------
-    ValueError
-        If ``jobs < 1`` or ``checkpoints`` does not give one file per configuration.
     """
     paths = [None] * len(configs) if checkpoints is None else [str(c) for c in checkpoints]
     if len(paths) != len(configs):

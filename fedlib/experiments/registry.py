@@ -112,13 +112,6 @@ _Class = TypeVar("_Class", bound=type)
 
 def register(cls: _Class) -> _Class:
     """Class decorator: add an experiment's configuration class to :data:`REGISTRY`.
-
-    Raises
-    ------
-    TypeError
-        If the class lacks part of :class:`Experiment`.
-    ValueError
-        If another class has registered the same kind.
     """
     missing = [name for name in MEMBERS if not hasattr(cls, name)]
     if missing:
@@ -142,11 +135,6 @@ def experiments() -> dict[str, type[Experiment]]:
 
 def experiment_class(config: Mapping[str, Any]) -> type[Experiment]:
     """The registered class of a stored configuration (its ``"experiment"`` key).
-
-    Raises
-    ------
-    ValueError
-        If the configuration names no registered experiment.
     """
     known = experiments()
     kind = config.get("experiment")

@@ -133,12 +133,6 @@ class SensitivityConfig(Grid):
         distinct, different from the base's value; stored sorted).
     base : MultiTaskConfig
         The center run; default the budget sweep's base (ours on MNIST, 20 tasks, B = 60).
-
-    Raises
-    ------
-    ValueError
-        For an unknown parameter, no values, a repeated value or the base's own value, or a
-        value the configuration rejects (e.g. ``theta = 1``, ``beta2 = 2``).
     """
 
     values: tuple[tuple[str, tuple[float, ...]], ...] = SWEEP_VALUES
@@ -252,11 +246,6 @@ def sensitivity_rows(result: SensitivityResult,
 
 def rows_of(rows: Sequence[Mapping[str, Any]], name: str) -> list[Mapping[str, Any]]:
     """The rows of parameter ``name``, by value.
-
-    Raises
-    ------
-    ValueError
-        If no row belongs to ``name``.
     """
     chosen = sorted((r for r in rows if r["parameter"] == name), key=lambda r: r["value"])
     if not chosen:

@@ -358,11 +358,6 @@ def run_shapley_truth(config: ShapleyConfig | None = None, *, jobs: int = 1) -> 
         Default: the paper's Cases 1 and 2 at paper scale.
     jobs : int, default 1
         Units run in this many spawned processes.
-
-    Raises
-    ------
-    ValueError
-        If ``jobs < 1``.
     """
     config = config or ShapleyConfig()
     began = time.perf_counter()

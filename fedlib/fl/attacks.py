@@ -74,12 +74,6 @@ class Attack:
     permutation : tuple of int, optional
         label_flip only: the label map, a permutation of 0..9 without fixed points (so every
         flipped label changes); default ``y -> (y + 1) mod 10``.
-
-    Raises
-    ------
-    ValueError
-        For an unknown kind, no or repeated or negative worker indices, a strength outside its
-        kind's range, a negative ``from_task`` or a bad permutation.
     """
 
     kind: str
@@ -141,12 +135,6 @@ class Attack:
 
 def check_attacks(attacks: Sequence[Attack], n_workers: int) -> tuple[Attack, ...]:
     """Validate attacks against an experiment of ``n_workers`` workers.
-
-    Raises
-    ------
-    ValueError
-        If an element is not an :class:`Attack`, names a worker outside ``0..n_workers - 1``,
-        or a worker appears in two attacks.
     """
     seen: set[int] = set()
     for attack in attacks:

@@ -37,9 +37,8 @@ Params = dict[str, Tensor]
 Stacked = dict[str, Tensor]
 
 #: On a CPU, LeNet's first stage runs in blocks of images whose conv1 feature maps (before the
-#: pooling shrinks them fourfold) take about this many bytes, so that they stay in cache (on
-#: shared images, 0.5, 1, 4 and 8 MiB took 1.02-1.63x as long on both AMD EPYC kinds timed:
-#: ``benchmarks/recorded/README.md``).
+#: pooling shrinks them fourfold) take about this many bytes, so that they stay in cache (every
+#: other size timed slower on both CPU kinds it was timed on: ``benchmarks/recorded/README.md``).
 STAGE1_BLOCK_BYTES = 2 << 20
 #: On a CPU, the 5x5 patches of shared images (25 floats per pixel, whatever the number of
 #: models) are unfolded for about this many bytes of patches at a time.

@@ -64,11 +64,6 @@ class BatchedEngine:
     On a GPU the engine turns TF32 off for matrix products and convolutions, process-wide
     (:func:`~fedlib.fl.device.exact_float32`).
 
-    Raises
-    ------
-    ValueError
-        On an unknown model or device, a non-float dtype or a chunk below 1.
-
     Examples
     --------
     >>> engine = BatchedEngine("mlp", device="cpu")
@@ -172,13 +167,6 @@ class BatchedEngine:
         -------
         Stacked
             The k trained local models.
-
-        Raises
-        ------
-        ValueError
-            On k = 0, workers with different n, mismatched shapes, a wrong dtype, labels
-            outside 0-9, a non-positive ``lr`` or ``batch_size``, or ``momentum`` outside
-            [0, 1).
         """
         images, labels = self._inputs.workers(images, labels)
         k, n = images.shape[:2]
@@ -335,12 +323,6 @@ class BatchedEngine:
         -------
         losses, accuracies : Tensor
             Two (m,) tensors on the engine's device; accuracies in float64.
-
-        Raises
-        ------
-        ValueError
-            On bad models or data (as :meth:`evaluate_each`), or weights that are not a finite
-            float (m >= 1, k) array with rows summing to 1.
         """
         stacked, k = self._inputs.params(stacked, "stacked", stacked=True)
         images, labels = self._inputs.data(images, labels, ())

@@ -78,11 +78,6 @@ def make_model(name: str) -> nn.Module:
     -------
     torch.nn.Module
         The model in float32 on the CPU, drawn from torch's global random generator.
-
-    Raises
-    ------
-    ValueError
-        If ``name`` is not a known model.
     """
     if name not in _MODELS:
         raise ValueError(f"model must be one of {sorted(_MODELS)}, got {name!r}")
@@ -107,11 +102,6 @@ def preprocess(
     -------
     Tensor
         ``(images / 255 - PIXEL_MEAN) / PIXEL_STD``, same shape as the input.
-
-    Raises
-    ------
-    ValueError
-        If the images are not uint8 or not 28 x 28.
     """
     if images_uint8.dtype != torch.uint8:
         raise ValueError(f"images_uint8 must have dtype torch.uint8, got {images_uint8.dtype}")

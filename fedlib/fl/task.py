@@ -192,11 +192,6 @@ def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSet
     Returns
     -------
     TaskResult
-
-    Raises
-    ------
-    ValueError
-        If ``workers`` is empty (k = 0) or the datasets of workers and publisher differ.
     """
     options = options or TaskOptions()
     k = len(workers)

@@ -55,11 +55,6 @@ def flip_labels(labels: ArrayLike, dacc: float, rng: np.random.Generator) -> np.
     numpy.ndarray of int64, shape (n,)
         The noisy labels (a new array).
 
-    Raises
-    ------
-    ValueError
-        If ``dacc`` is outside (0, 1] or ``labels`` is not 1-D with values in ``0..9``.
-
     Examples
     --------
     >>> noisy = flip_labels(np.zeros(10, dtype=int), 0.7, np.random.default_rng(0))
@@ -145,11 +140,6 @@ def publisher_sets(dataset: str, rng: np.random.Generator, n_val: int = 5000,
         Sizes; together at most the 10000 test images.
     root : path, optional
         Data folder (default ``FEDLIB_DATA``); see :func:`fedlib.fl.data.load`.
-
-    Raises
-    ------
-    ValueError
-        For an unknown dataset or sizes below 1 or above the split.
     """
     n_val, n_test = integer(n_val, "n_val"), integer(n_test, "n_test")
     split = data.load(dataset, "test", root)
@@ -188,11 +178,6 @@ def iid_workers(dataset: str, daccs: Sequence[float], rng: np.random.Generator, 
         Samples per worker.
     root : path, optional
         Data folder (default ``FEDLIB_DATA``).
-
-    Raises
-    ------
-    ValueError
-        For an unknown dataset, no workers, a dacc outside (0, 1], or more samples than the split.
     """
     d = np.array([_check_dacc(a, "daccs") for a in daccs], dtype=float)
     if d.size == 0:

@@ -164,8 +164,8 @@ def load(dataset: str, split: str, root: str | os.PathLike[str] | None = None) -
 
     Examples
     --------
-    >>> train = load("mnist", "train")  # doctest: +SKIP
-    >>> train.images.shape, train.labels[:3].tolist()  # doctest: +SKIP
+    >>> train = load("mnist", "train")
+    >>> train.images.shape, train.labels[:3].tolist()
     (torch.Size([60000, 28, 28]), [5, 0, 4])
     """
     _check_name(dataset, split)

@@ -1,14 +1,10 @@
-"""The analysis layer as a whole: numpy only, and the docstring examples of its modules."""
+"""The analysis layer as a whole: numpy only (its docstring examples run in test_doctests.py)."""
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import pkgutil
 import subprocess
 import sys
-
-import pytest
 
 import fedlib.analysis
 
@@ -24,9 +20,3 @@ def test_importing_every_analysis_does_not_import_torch() -> None:
 def test_the_torch_check_can_fail() -> None:
     code = "import sys, fedlib.fl.engine; sys.exit('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 1
-
-
-@pytest.mark.parametrize("module", MODULES)
-def test_docstring_examples(module: str) -> None:
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.failed == 0

@@ -35,7 +35,8 @@ def test_path_is_eq13_with_its_own_alpha() -> None:
     np.testing.assert_array_equal(path.honest, [True, False, True, True])
     np.testing.assert_array_equal(path.n_plus, [1, 0, 1, 2])
     np.testing.assert_array_equal(path.n_minus, [0, 1, 0, 0])
-    np.testing.assert_allclose(path.change, np.diff(path.Re))
+    # Eq. (13) moves Re by alpha times the gap between re and the previous Re
+    np.testing.assert_allclose(path.change, path.alpha * (path.re - path.Re[:-1]), rtol=1e-12)
 
 
 def test_first_step_by_hand() -> None:

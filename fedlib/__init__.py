@@ -2,9 +2,9 @@
 
 Reference implementation of Zhang, Wu and Pan, *Auction-Based Ex-Post-Payment Incentive
 Mechanism Design for Horizontal Federated Learning with Reputation and Contribution
-Measurement*. Layers depend downwards only: ``cli``/``viz`` -> ``experiments`` -> ``fl`` ->
-``mechanism``, with ``paper``, ``table``, ``runtime`` and ``book`` at the bottom.
-``fedlib.mechanism`` is numpy only and never imports torch.
+Measurement*. ``fedlib/README.md`` maps its layers (which depend downwards only, as
+``tests/test_layers.py`` checks), what each holds and which module to open for which change.
+``fedlib.mechanism`` and ``fedlib.analysis`` are numpy only and never import torch.
 
 ``fedlib.check_mechanism`` (:func:`fedlib.conformance.check_mechanism`) certifies a mechanism
 of one's own; it is imported on first use, so that ``import fedlib`` stays light and the

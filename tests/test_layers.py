@@ -6,12 +6,14 @@ neither imports the other), with the bottom modules (``runtime``, ``book``, ``pa
 ``table``: anything directly under ``fedlib/`` that is not a layer) below them all, and
 ``checks`` (the argument checks every layer shares) below those. Imports are
 read from the source (every ``import`` statement, those inside functions too), so a lazy import
-does not hide a dependency.
+does not hide a dependency. The map of ``fedlib/README.md`` must name every layer and bottom
+module, in this order, and only files that exist.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -103,3 +105,45 @@ def test_the_checks_can_fail():
     assert rank("fedlib.experiments.multitask") > rank("fedlib.fl.engine") > rank("fedlib.runtime")
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def map_problems(text: str, package: Path = PACKAGE) -> list[str]:
+    """What is wrong with the map ``text`` (``fedlib/README.md``): its layer table (the first
+    table, top layer first) must name every package and bottom module directly under
+    ``package``, no other, with their ranks never rising down the table; every backticked
+    ``*.py`` or ``*/`` path it names must exist under ``package``."""
+    first_table = text.split("\n\n| ", 1)[1].split("\n\n", 1)[0]
+    rows = [re.findall(r"`([^`]+)`", line.split("|")[1]) for line in first_table.splitlines()[2:]]
+    named = [name for row in rows for name in row]
+    entries = {f"{p.name}/" if p.is_dir() else p.name for p in package.iterdir()
+               if (p.is_dir() and (p / "__init__.py").exists())
+               or (p.suffix == ".py" and p.name not in ("__init__.py", "__main__.py"))}
+    problems = [f"the map names {name}, which is not a layer or bottom module"
+                for name in named if name not in entries]
+    problems += [f"the map misses {entry}" for entry in sorted(entries - set(named))]
+    ranks = [{rank(f"fedlib.{name.removesuffix('/').removesuffix('.py')}") for name in row}
+             for row in rows]
+    if any(len(r) != 1 for r in ranks) or [max(r) for r in ranks] != sorted(
+            (max(r) for r in ranks), reverse=True):
+        problems.append(f"the map's layer table is not in the layer order: {rows}")
+    problems += [f"the map names {path}, which does not exist" for path in
+                 sorted(set(re.findall(r"`([\w/]+(?:\.py|/))`", text)))
+                 if not path.startswith("tests/") and not (package / path).exists()]
+    return problems
+
+
+def test_the_map_names_every_layer_in_order_and_only_what_exists():
+    assert map_problems((PACKAGE / "README.md").read_text()) == []
+
+
+def test_the_map_check_can_fail():
+    text = (PACKAGE / "README.md").read_text()
+    assert "the map names gui/, which is not a layer or bottom module" in map_problems(
+        text.replace("| `cli/` |", "| `cli/`, `gui/` |"))
+    assert "the map misses checks.py" in map_problems(text.replace("`checks.py`", "checks"))
+    swapped = text.replace("| `cli/` |", "| `@@/` |").replace("| `mechanism/` |", "| `cli/` |")
+    assert any("not in the layer order" in p
+               for p in map_problems(swapped.replace("| `@@/` |", "| `mechanism/` |")))
+    assert map_problems(text.replace("`fl/engine.py`", "`fl/motor.py`")) == [
+        "the map names fl/motor.py, which does not exist"]
+

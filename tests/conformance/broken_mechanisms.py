@@ -81,3 +81,16 @@ class RewardsShirking(ExAnte):
         auction = allocation.auction
         shirks = np.asarray(re) < auction.Re / 2
         return np.where(allocation.selected, auction.upper * np.where(shirks, 2.0, 1.0), 0.0)
+
+
+class PaysBidsHiresByCost(ExAnte):
+    """Knows the true costs and hires by them (Approximate Optimal's greedy knapsack) but pays
+    the bids: within the budget only as long as nobody overbids."""
+
+    name, knows = "pays_bids_hires_by_cost", "costs"
+
+    def select(self, bids, Re, budget, *, costs=None, rng=None):
+        from fedlib.mechanism import MECHANISMS
+
+        hired = MECHANISMS["approx_optimal"].select(bids, Re, budget, costs=costs)
+        return self.allocation(hired.winners, len(bids), bids)

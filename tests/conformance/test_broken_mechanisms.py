@@ -9,6 +9,7 @@ from broken_mechanisms import (
     NotMonotone,
     Overspends,
     PaysBelowBid,
+    PaysBidsHiresByCost,
     RaisesOnTies,
     RewardsOverbidding,
     RewardsShirking,
@@ -20,7 +21,7 @@ from fedlib.analysis.conformance_search import search
 @pytest.fixture(scope="module")
 def found():
     mechanisms = (ExAnte, Overspends, PaysBelowBid, RewardsOverbidding, NotMonotone,
-                  RaisesOnTies, RewardsShirking)
+                  RaisesOnTies, RewardsShirking, PaysBidsHiresByCost)
     return {m.name: search(m(), 20, seed=5, timing=False) for m in mechanisms}
 
 
@@ -74,3 +75,13 @@ def test_delivering_less_is_a_misreport_the_search_tries(found):
     w, (deviation,) = cex.worker, cex.deviations
     assert deviation.bid == cex.instance.costs[w]
     assert deviation.delivered < cex.instance.Re[w] / 2 <= cex.instance.re[w] / 2
+
+
+def test_overspending_that_only_a_misreport_reveals_is_found(found):
+    """Bidding their costs, the winners fit in the budget; a winner that overbids is still
+    hired (by its cost) and paid its bid."""
+    result = found["pays_bids_hires_by_cost"]
+    assert set(result.failed) == {"budget_feasible", "truthful", "truthful_honest"}
+    cex = result.verdict("budget_feasible").counterexample
+    w, (deviation,) = cex.worker, cex.deviations
+    assert deviation.bid > cex.instance.costs[w] and cex.plays[0].selected[w]

@@ -3,7 +3,10 @@
 :class:`Table` is what the analyses of :mod:`fedlib.experiments` return (it prints as aligned
 text and displays as HTML in Jupyter); :func:`html_table` is the HTML renderer behind it and
 behind every table of :mod:`fedlib.viz`. Cells are formatted by :func:`format_cell` and
-HTML-escaped, except :class:`Markup` cells, which are inserted as they are.
+HTML-escaped, except :class:`Markup` cells, which are inserted as they are. On it:
+:func:`key_value_html` (a mapping, or rows of mappings) and :func:`grouped_html` (columns under
+a second header row). :func:`fitted_table` is the other renderer, for cells of prose: fixed
+column widths that fill the text column and never grow past it.
 
 This module imports no other part of fedlib (it sits at the bottom of the layers).
 """
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -176,3 +179,72 @@ class Table:
 
     def _repr_html_(self) -> str:
         return html_table(self.columns, self.rows, caption=self.title, digits=self.digits)
+
+
+def _plain(value: Any) -> str:
+    """A float with up to 6 significant digits (``:g``), anything else ``str``."""
+    if isinstance(value, float | np.floating) and not isinstance(value, bool):
+        return f"{value:g}"
+    return str(value)
+
+
+def key_value_html(items: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+                   columns: Sequence[str] | None = None) -> str:
+    """A two-column table of a mapping, or a table of several mappings (one row each, the
+    ``columns`` given, default the first mapping's keys)."""
+    if isinstance(items, Mapping):
+        return html_table(["Setting", "Value"], [[k, _plain(v)] for k, v in items.items()],
+                          align="left")
+    columns = list(columns or (items[0].keys() if items else []))
+    return html_table(columns, [[_plain(item[c]) for c in columns] for item in items],
+                      align="left")
+
+
+def grouped_html(rows: Sequence[Mapping[str, Any]],
+                 columns: Sequence[tuple[str, str, str]]) -> str:
+    """A table of several mappings (one row each) under two header rows.
+
+    ``columns`` lists (group, label, key): the cell of each row is ``row[key]``, the header
+    ``label``, and consecutive columns of the same ``group`` share one cell above their
+    labels (an empty group: no title). Short labels under a group keep a wide table in its
+    column."""
+    groups: list[tuple[str, int]] = []
+    for group, _, _ in columns:
+        if groups and groups[-1][0] == group:
+            groups[-1] = (group, groups[-1][1] + 1)
+        else:
+            groups.append((group, 1))
+    body = [[_plain(row[key]) for _, _, key in columns] for row in rows]
+    return html_table([label for _, label, _ in columns], body, align="left",
+                      column_groups=groups)
+
+
+#: A fitted table fills its column and never grows past it: fixed column widths, and long
+#: words break (a cell may hold a long list of numbers); headers wrap between words only.
+_FITTED = "style='width:100%;table-layout:fixed;border-collapse:collapse'"
+_FITTED_CELL = ("style='text-align:left;vertical-align:top;padding:3px 6px;"
+                "overflow-wrap:anywhere'")
+_FITTED_HEAD = "style='text-align:left;vertical-align:bottom;padding:3px 6px'"
+
+
+def fitted_row(cells: Sequence[str]) -> str:
+    """One ``<tr>`` of :func:`fitted_table`: a cell per column, each already HTML."""
+    return "<tr>" + "".join(f"<td {_FITTED_CELL}>{cell}</td>" for cell in cells) + "</tr>"
+
+
+def fitted_table(head: Sequence[tuple[str, int]], rows: Sequence[Sequence[str]] | str) -> str:
+    """An HTML table that fills its column and never grows past it.
+
+    Parameters
+    ----------
+    head : sequence of (str, int)
+        Each column's header (text) and width in percent of the column.
+    rows : sequence of sequence of str, or str
+        The body: one HTML cell per column in each row, or the ``<tr>`` rows as one string
+        (:func:`fitted_row` makes one).
+    """
+    body = rows if isinstance(rows, str) else "".join(fitted_row(r) for r in rows)
+    cols = "".join(f"<col style='width:{width}%'>" for _, width in head)
+    cells = "".join(f"<th {_FITTED_HEAD}>{html.escape(h)}</th>" for h, _ in head)
+    return (f"<table {_FITTED}><colgroup>{cols}</colgroup><thead><tr>{cells}</tr></thead>"
+            f"<tbody>{body}</tbody></table>")

@@ -7,7 +7,16 @@ import math
 import numpy as np
 import pytest
 
-from fedlib.table import Markup, Table, fixed_point, format_cell, html_table
+from fedlib.table import (
+    Markup,
+    Table,
+    fitted_table,
+    fixed_point,
+    format_cell,
+    grouped_html,
+    html_table,
+    key_value_html,
+)
 
 
 def test_table_renders_as_text_and_html_and_gives_columns():
@@ -50,3 +59,30 @@ def test_html_merges_runs_of_leading_values():
     assert body.count("<td") == 3 + 1 + 2 + 3  # A and p merged; q restarts under B
     # a line above each new run (rows 3 and 4), none above row 2
     assert body.count("border-top") == 2 and body.startswith("<tr>")
+
+
+def test_key_value_html_of_a_mapping_or_of_rows():
+    kv = key_value_html({"seed": 0, "budget": 60.0, "redrawn": True, "label": "<x>"})
+    assert ">Setting<" in kv and ">0<" in kv and ">60<" in kv and ">True<" in kv
+    assert "&lt;x&gt;" in kv and kv.count("<tr>") == 1 + 4
+    rows = key_value_html([{"a": 1, "b": "x"}, {"a": 2.5, "b": "y"}], ["b"])
+    assert rows.count("<tr>") == 3 and ">a<" not in rows and ">y<" in rows
+    assert ">2.5<" in key_value_html([{"a": 2.5}])  # the first row's keys by default
+
+
+def test_grouped_html_puts_a_group_over_its_columns():
+    page = grouped_html([{"x": 1, "lo": 0.25, "hi": 0.75}],
+                        [("", "x", "x"), ("range", "low", "lo"), ("range", "high", "hi")])
+    assert page.count('colspan="2"') == 1 and ">range<" in page and ">0.25<" in page
+    assert page.index(">low<") < page.index(">high<")
+    with pytest.raises(KeyError):
+        grouped_html([{"a": 1}], [("", "b", "b")])
+
+
+def test_fitted_table_takes_cells_or_rows():
+    head = [("a", 40), ("b", 60)]
+    page = fitted_table(head, [["<b>x</b>", "y"]])
+    assert page.count("<td") == 2 and "<b>x</b>" in page  # cells are HTML already
+    assert "width:100%;table-layout:fixed" in page and page.count("<col style=") == 2
+    assert "<tr><td>raw</td></tr>" in fitted_table(head, "<tr><td>raw</td></tr>")
+

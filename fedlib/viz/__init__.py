@@ -1,4 +1,6 @@
-"""Figures (pure functions returning matplotlib Figures) and ipywidgets explorers."""
+"""Figures (pure functions returning matplotlib Figures, each built under the one style of
+:mod:`fedlib.viz.style`), the tables that go with them, and in :mod:`fedlib.viz.explorers` the
+ipywidgets explorers that redraw them; only the explorers import ipywidgets."""
 
 from fedlib.viz.system_model import TASK_STEPS, system_model_figure
 

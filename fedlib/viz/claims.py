@@ -2,8 +2,8 @@
 claims under two readings side by side, and the count of verdicts by chapter of the
 reproducibility report.
 
-Every table here fills the text column it stands in and never grows past it (fixed column
-widths, long words broken), in whichever chapter it is shown."""
+Every table here is a :func:`~fedlib.table.fitted_table`: it fills the text column it stands
+in and never grows past it, in whichever chapter it is shown."""
 
 from __future__ import annotations
 
@@ -15,18 +15,13 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from fedlib.analysis.claims import VERDICTS, Claim, ReadingPair
+from fedlib.table import fitted_row, fitted_table
 from fedlib.viz.style import styled
 
 #: One colour per verdict, from good news for the paper to bad.
 VERDICT_COLORS = dict(zip(VERDICTS, ("#1b9e77", "#e6ab02", "#d95f02", "#7570b3"), strict=True))
 
-#: The claims tables fill their column and never grow past it: fixed column widths, and long
-#: words break (a finding may hold a long list of numbers).
-_TABLE = "style='width:100%;table-layout:fixed;border-collapse:collapse'"
-_CELL = ("style='text-align:left;vertical-align:top;padding:3px 6px;"
-         "overflow-wrap:anywhere'")
-#: Headers wrap between words only.
-_HEAD = "style='text-align:left;vertical-align:bottom;padding:3px 6px'"
+#: The style of the band above each chapter's claims in the report's table.
 _BAND = "style='text-align:left;padding:6px 6px 3px;background:#f2f2f2'"
 
 
@@ -46,27 +41,6 @@ def _verdict(claim: Claim) -> str:
 
 def _claim(claim: Claim) -> str:
     return f"<b>{html.escape(claim.where)}</b><br>{html.escape(claim.statement)}"
-
-
-def fitted_table(head: Sequence[tuple[str, int]], rows: Sequence[Sequence[str]] | str) -> str:
-    """An HTML table that fills its column and never grows past it.
-
-    Parameters
-    ----------
-    head : sequence of (str, int)
-        Each column's header (text) and width in percent of the column.
-    rows : sequence of sequence of str, or str
-        The body: one HTML cell per column in each row, or the ``<tr>`` rows as one string.
-    """
-    body = rows if isinstance(rows, str) else "".join(_row(r) for r in rows)
-    cols = "".join(f"<col style='width:{width}%'>" for _, width in head)
-    cells = "".join(f"<th {_HEAD}>{html.escape(h)}</th>" for h, _ in head)
-    return (f"<table {_TABLE}><colgroup>{cols}</colgroup><thead><tr>{cells}</tr></thead>"
-            f"<tbody>{body}</tbody></table>")
-
-
-def _row(cells: Sequence[str]) -> str:
-    return "<tr>" + "".join(f"<td {_CELL}>{cell}</td>" for cell in cells) + "</tr>"
 
 
 def chapter_link(chapter: str, titles: Mapping[str, str]) -> str:
@@ -97,7 +71,7 @@ def claims_html(claims: Sequence[Claim] | Mapping[str, Sequence[Claim]],
         if chapter:
             rows.append(f"<tr><td colspan='3' {_BAND}>Evidence: "
                         f"{chapter_link(chapter, titles or {})}</td></tr>")
-        rows += [_row([_claim(c), f"<small>{html.escape(c.finding)}</small>", _verdict(c)])
+        rows += [fitted_row([_claim(c), f"<small>{html.escape(c.finding)}</small>", _verdict(c)])
                  for c in chapter_claims]
     return fitted_table([("Claim", 33), ("We find", 44), ("Verdict", 23)], "".join(rows))
 

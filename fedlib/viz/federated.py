@@ -1,15 +1,14 @@
-"""Figures and tables of the multi-task experiments (Tables 1-3 and what the paper lacks).
+"""Figures of the multi-task experiments (Tables 1-3 and what the paper lacks).
 
 Pure functions of :class:`~fedlib.experiments.multitask.MultiTaskResult`,
 :class:`~fedlib.experiments.budget_sweep.BudgetSweepResult` and
 :class:`~fedlib.analysis.steady_state.SteadyState` objects returning
-:class:`matplotlib.figure.Figure` objects or HTML strings.
+:class:`matplotlib.figure.Figure` objects; the tables are in :mod:`fedlib.viz.federated_tables`.
 """
 
 from __future__ import annotations
 
-import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -22,9 +21,6 @@ from fedlib.analysis.steady_state import BudgetWindow, SteadyState
 from fedlib.experiments.budget_sweep import BudgetSweepResult
 from fedlib.experiments.federated import (
     DATASET_LABELS,
-    DIFF,
-    OURS,
-    PAPER,
     final_model,
     group_trajectories,
     round_curves,
@@ -32,9 +28,6 @@ from fedlib.experiments.federated import (
 )
 from fedlib.experiments.multitask import MultiTaskResult
 from fedlib.mechanism import MECHANISMS
-from fedlib.paper import numbers as paper_numbers
-from fedlib.storage.stored import Provenance
-from fedlib.table import Markup, fixed_point, html_table
 from fedlib.viz.style import DATASET_COLORS, NEUTRAL, group_color, mechanism_style, styled
 
 #: Width of one dataset's column of panels, in inches.
@@ -50,140 +43,6 @@ def _mark_evaluation(ax: Axes, eval_from: int) -> None:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if eval_from > 0:
         ax.axvspan(-0.5, eval_from - 0.5, color="0.9", zorder=0)
-
-
-# ---------------------------------------------------------------------- tables
-
-
-_SOURCE = {OURS: "ours", PAPER: "paper", DIFF: "ours \u2212 paper"}
-
-
-def table1_html(rows: Sequence[Mapping[str, Any]], digits: int = 3) -> str:
-    """Table 1 rows of :func:`~fedlib.experiments.federated.table1_rows` as HTML, one block
-    per dataset and quantity; the differences carry a sign, a group that never won shows a
-    dash."""
-    daccs = paper_numbers.TABLE1_DACCS
-    body = [[_label(row["dataset"]), row["quantity"], _SOURCE[row["source"]],
-             *(fixed_point(row[d], digits, row["source"] == DIFF) for d in daccs)]
-            for row in rows]
-    return html_table(["Dataset", "Quantity", "", *(f"dacc {d:.1f}" for d in daccs)], body,
-                      align=["left"] * 3 + ["right"] * len(daccs), merge_leading=2)
-
-
-def mechanism_table_html(rows: Sequence[Mapping[str, Any]], digits: int = 4) -> str:
-    """Table 2 or 3 rows (:func:`~fedlib.experiments.federated.table2_rows`) as HTML: per
-    dataset ours, the paper's and the difference."""
-    datasets = [k for k in rows[0] if k not in ("mechanism", "label")] if rows else []
-    sources = (OURS, PAPER, DIFF)
-    body = [[row["label"], *(fixed_point(row[d][s], digits, s == DIFF) for d in datasets
-                             for s in sources)] for row in rows]
-    return html_table(["Mechanism", *(_SOURCE[s] for _ in datasets for s in sources)], body,
-                      column_groups=[("", 1), *((_label(d), 3) for d in datasets)])
-
-
-def key_value_html(items: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-                   columns: Sequence[str] | None = None) -> str:
-    """A two-column table of a mapping, or a table of several mappings (one row each)."""
-    if isinstance(items, Mapping):
-        return html_table(["Setting", "Value"], [[k, _plain(v)] for k, v in items.items()],
-                          align="left")
-    columns = list(columns or (items[0].keys() if items else []))
-    return html_table(columns, [[_plain(item[c]) for c in columns] for item in items],
-                      align="left")
-
-
-def _plain(value: Any) -> str:
-    if isinstance(value, float | np.floating) and not isinstance(value, bool):
-        return f"{value:g}"
-    return str(value)
-
-
-def grouped_html(rows: Sequence[Mapping[str, Any]],
-                 columns: Sequence[tuple[str, str, str]]) -> str:
-    """A table of several mappings (one row each) under two header rows.
-
-    ``columns`` lists (group, label, key): the cell of each row is ``row[key]``, the header
-    ``label``, and consecutive columns of the same ``group`` share one cell above their
-    labels (an empty group: no title). Short labels under a group keep a wide table in its
-    column."""
-    groups: list[tuple[str, int]] = []
-    for group, _, _ in columns:
-        if groups and groups[-1][0] == group:
-            groups[-1] = (group, groups[-1][1] + 1)
-        else:
-            groups.append((group, 1))
-    body = [[_plain(row[key]) for _, _, key in columns] for row in rows]
-    return html_table([label for _, label, _ in columns], body, align="left",
-                      column_groups=groups)
-
-
-def spread_html(rows: Sequence[Mapping[str, Any]]) -> str:
-    """:func:`~fedlib.storage.comparison.machine_spread` rows: Table 2's share and Table 3's
-    loss on the first machine and how far the second moved them (second minus first), the
-    shares with 3 decimals and the losses with 4, as the paper prints them, the moves in
-    scientific notation (they are float noise or whole decisions)."""
-    def short(row: Mapping[str, Any]) -> dict[str, Any]:
-        cells = dict(row)
-        for prefix, digits in (("share", 3), ("loss", 4)):
-            cells[f"{prefix}, first"] = fixed_point(row[f"{prefix}, first"], digits)
-            cells[f"{prefix} moved"] = f"{row[f'{prefix} moved']:.1e}"
-        return cells
-
-    return grouped_html([short(row) for row in rows], [
-        ("", "dataset", "dataset"), ("", "mechanism", "mechanism"),
-        *((f"{name} (Table {number})", label, f"{prefix}{key}")
-          for name, number, prefix in (("share", 2, "share"), ("loss", 3, "loss"))
-          for label, key in (("first machine", ", first"), ("moved", " moved"))),
-        ("", "runs part at", "the runs part at")])
-
-
-def carried_html(rows: Sequence[Mapping[str, Any]]) -> str:
-    """:func:`~fedlib.experiments.federated.fresh_vs_carried` rows: Table 2's share and
-    Table 3's loss with a fresh model per task, with the model carried over, and the paper's."""
-    return grouped_html(rows, [
-        ("", "run", "run"),
-        *((group, label, f"{prefix}, {suffix}")
-          for group, prefix in (("share of dacc 1.0 (Table 2)", "share dacc 1.0"),
-                                ("loss (Table 3)", "loss"))
-          for label, suffix in (("fresh model", "fresh model"), ("carried", "carried"),
-                                ("paper", "paper")))])
-
-
-def sweep_table_html(sweep: BudgetSweepResult) -> str:
-    """One row per budget of :meth:`~fedlib.experiments.budget_sweep.BudgetSweepResult.summary`.
-    """
-    head = ["Budget B", "dacc 1.0 among the first task's winners", "winners per task",
-            "share of dacc 1.0 (Table 2)", "payment of a dacc 1.0 winner (Table 1)",
-            "loss (Table 3)"]
-    body = [[f"{r['budget']:g}", fixed_point(r["first_share"], 2), fixed_point(r["winners"], 1),
-             fixed_point(r["share"], 3), fixed_point(r["payment"], 3),
-             fixed_point(r["loss"], 4)] for r in sweep.summary()]
-    return html_table(head, body, align="right")
-
-
-def provenance_html(provenances: Sequence[Provenance]) -> str:
-    """Where each result came from: a row per result (source, code revision, compute time,
-    date), then the machines and the commands that regenerate the stored files."""
-    source = {"stored": "results/ file", "fast": "computed now (fast)",
-              "recompute": "computed now"}
-    body = [[p.name, source[p.source],
-             Markup(f"<code>{html.escape(p.git_revision[:10])}</code>"
-                    + ("+" if p.git_revision.endswith("+dirty") else "")),
-             f"{p.wall_time_s / 60:.1f} min", p.created[:10]]
-            for p in provenances]
-    machines = sorted({p.machine for p in provenances})
-    commands = sorted({p.command for p in provenances})
-    dirty = any(p.git_revision.endswith("+dirty") for p in provenances)
-    note = ("<p>A revision marked + was computed from a checkout with uncommitted changes.</p>"
-            if dirty else "")
-    return (html_table(["Result", "Source", "Code revision", "Compute", "Created"], body,
-                       align="left") + note
-            + f"<p>Machine(s):</p><ul>{_items(machines)}</ul>"
-            + f"<p>To regenerate the stored files:</p><ul>{_items(commands)}</ul>")
-
-
-def _items(texts: Sequence[str]) -> str:
-    return "".join(f"<li><code>{html.escape(t)}</code></li>" for t in texts)
 
 
 # ---------------------------------------------------------------------- trajectories

@@ -14,7 +14,8 @@ from fedlib.paper.readings import Reading
 from fedlib.storage.comparison import Comparison
 from fedlib.storage.stored import Provenance
 from fedlib.storage.tolerance import FOREIGN_TOLERANCE
-from fedlib.viz.claims import chapter_link, fitted_table
+from fedlib.table import fitted_table
+from fedlib.viz.claims import chapter_link
 from fedlib.viz.style import styled
 
 

@@ -11,7 +11,6 @@ from fedlib.viz.canvas import outside_canvas
 from fedlib.viz.claims import (
     VERDICT_COLORS,
     claims_html,
-    fitted_table,
     reading_pairs_html,
     verdict_figure,
 )
@@ -76,12 +75,6 @@ def test_reading_pairs_side_by_side_with_whether_the_verdict_changes():
     assert rows[1].count(">not reproduced</span>") == 2 and ">no</td>" in rows[1]
     assert "<i>no stored run</i>" in rows[2] and "&ndash;" in rows[2]
     assert _fits_its_column(page)
-
-
-def test_fitted_table_takes_cells_or_rows():
-    head = [("a", 40), ("b", 60)]
-    assert fitted_table(head, [["<b>x</b>", "y"]]).count("<td") == 2
-    assert "<tr><td>raw</td></tr>" in fitted_table(head, "<tr><td>raw</td></tr>")
 
 
 def test_verdict_figure_stacks_the_counts_per_chapter():

@@ -1,33 +1,17 @@
-"""Figures and tables of the chapter "Federated experiments", on fast (smoke-sized) runs."""
+"""Figures of the chapter "Federated experiments", on fast (smoke-sized) runs."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from matplotlib.figure import Figure
 
 from fedlib.analysis import steady_state
-from fedlib.experiments import budget_sweep, federated
-from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig
+from fedlib.experiments import federated
+from fedlib.experiments.multitask import TABLE_MECHANISMS
 from fedlib.mechanism import MECHANISMS
 from fedlib.paper import numbers as paper_numbers
 from fedlib.viz import federated as fviz
 from fedlib.viz.canvas import outside_canvas
-
-
-@pytest.fixture(scope="session")
-def fast_runs(data_root):
-    """Fast runs: every mechanism of Tables 2-3 on MNIST, ours and Vanilla FL on Fashion."""
-    keys = [("mnist", m) for m in TABLE_MECHANISMS] + [("fashion", "ours"),
-                                                       ("fashion", "vanilla")]
-    return {(d, m): MultiTaskConfig(dataset=d, mechanism=m, device="cpu").fast().run()
-            for d, m in keys}
-
-
-@pytest.fixture(scope="session")
-def fast_sweep(data_root):
-    return budget_sweep.BudgetSweepConfig(
-        budgets=(30.0, 75.0), base=MultiTaskConfig(n_tasks=20, device="cpu")).fast().run()
 
 
 def _texts(fig):
@@ -86,23 +70,6 @@ def test_ours_stays_visible_under_rrafl(fast_runs):
     assert ours.get_alpha() is None and ours.get_linewidth() == 2  # no RRAFL to show
 
 
-def test_grouped_tables():
-    spread = [{"dataset": "MNIST", "mechanism": "RRAFL", "share, first": 1.0,
-               "share, second": 1.0, "share moved": 0.0, "loss, first": 0.52,
-               "loss, second": 0.5201, "loss moved": 1e-4, "the runs part at": "never"}]
-    html = fviz.spread_html(spread)
-    assert html.count('colspan="2"') == 3 and "share (Table 2)" in html and "loss (Table 3)" in html
-    assert html.count("<tr") == 3 and ">0.5200<" in html and ">never<" in html
-    assert ">1.000<" in html and ">1.0e-04<" in html and "0.5201" not in html
-    carried = [{"run": "Our mechanism, MNIST", "share dacc 1.0, fresh model": 1.0,
-                "share dacc 1.0, carried": 1.0, "share dacc 1.0, paper": 1.0,
-                "loss, fresh model": 0.52, "loss, carried": 0.3, "loss, paper": 0.3747}]
-    html = fviz.carried_html(carried)
-    assert html.count('colspan="3"') == 2 and ">0.3747<" in html and ">fresh model<" in html
-    with pytest.raises(KeyError):
-        fviz.grouped_html([{"a": 1}], [("", "b", "b")])
-
-
 def test_selection_figure(fast_runs):
     maps = {("mnist", m): fast_runs["mnist", m] for m in TABLE_MECHANISMS}
     maps["fashion", "ours"] = fast_runs["fashion", "ours"]
@@ -151,39 +118,3 @@ def test_steady_state_figure():
     assert len(solid) == 2 and np.all(solid[0].get_ydata() >= 1e-12)
     assert "Table 1" in left.get_title() and "Table 2" in right.get_title()
     assert outside_canvas(fig) == []
-
-
-def test_tables_html(fast_runs):
-    ours = {"mnist": fast_runs["mnist", "ours"]}
-    t1 = fviz.table1_html(federated.table1_rows(ours))
-    assert t1.count("<tr") == 1 + 9 and "dacc 0.1" in t1
-    assert t1.count('rowspan="9"') == 1 and t1.count('rowspan="3"') == 3
-    assert "5.533" in t1 and "ours \u2212 paper" in t1
-    mnist = {("mnist", m): fast_runs["mnist", m] for m in TABLE_MECHANISMS}
-    t2 = fviz.mechanism_table_html(federated.table2_rows(mnist))
-    assert t2.count("<tr") == 2 + len(TABLE_MECHANISMS) and "0.4903" in t2
-    assert '<th colspan="3"' in t2 and ">MNIST<" in t2 and "Fashion" not in t2
-    kv = fviz.key_value_html({"seed": 0, "budget": 60.0, "redrawn": True, "label": "<x>"})
-    assert ">0<" in kv and ">60<" in kv and ">True<" in kv and "&lt;x&gt;" in kv
-    rows = fviz.key_value_html([{"a": 1, "b": "x"}, {"a": 2, "b": "y"}], ["b"])
-    assert rows.count("<tr>") == 3 and ">a<" not in rows
-
-
-def test_missing_values_show_a_dash():
-    row = {"dataset": "mnist", "quantity": "payment", "source": federated.OURS,
-           0.1: float("nan"), 0.4: 1.0, 0.7: 2.0, 1.0: 3.0}
-    assert ">\u2013<" in fviz.table1_html([row])
-
-
-def test_sweep_table_and_provenance(fast_sweep, fast_runs, tmp_path):
-    table = fviz.sweep_table_html(fast_sweep)
-    assert table.count("<tr") == 1 + 2 and ">30<" in table and ">75<" in table
-    if any(not np.isfinite(r["payment"]) for r in fast_sweep.summary()):
-        assert ">\u2013<" in table  # a budget whose dacc 1.0 workers never won
-    from fedlib.storage import stored
-
-    got = stored.obtain(MultiTaskConfig(dataset="mnist", device="cpu"), tmp_path, how="fast")
-    html = fviz.provenance_html([got.provenance, got.provenance])
-    assert html.count("<tr") == 3 and "computed now (fast)" in html
-    assert html.count("reproduce tables --dataset mnist --mechanisms ours --device cpu") == 1
-    assert "CPUs" in html

@@ -1,13 +1,16 @@
-"""Where a chapter's results came from, as a table: :func:`provenance_html`.
+"""Where a chapter's results came from, as a table.
 
-It renders the :class:`~fedlib.storage.stored.Provenance` that :func:`~fedlib.storage.stored.
-obtain` returns with every result: a row per result (source, code revision, compute time,
-date), then the machines that made them and the commands that regenerate the stored files.
+:func:`provenance_html` renders the :class:`~fedlib.storage.stored.Provenance` that
+:func:`~fedlib.storage.stored.obtain` returns with every result: a row per result (source, code
+revision, compute time, date), then the machines that made them and the commands that
+regenerate the stored files. :func:`seed_provenance_html` does the same for the runs of several
+seeds (:func:`~fedlib.storage.stored.obtain_seeds`), one row per configuration.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 from fedlib.storage.stored import Provenance
@@ -25,16 +28,61 @@ def provenance_html(provenances: Sequence[Provenance]) -> str:
                     + ("+" if p.git_revision.endswith("+dirty") else "")),
              f"{p.wall_time_s / 60:.1f} min", p.created[:10]]
             for p in provenances]
-    machines = sorted({p.machine for p in provenances})
-    commands = sorted({p.command for p in provenances})
+    return (html_table(["Result", "Source", "Code revision", "Compute", "Created"], body,
+                       align="left")
+            + _closing(provenances, sorted({p.command for p in provenances})))
+
+
+def _closing(provenances: Sequence[Provenance], commands: Sequence[str]) -> str:
+    """What follows a provenance table: the note on uncommitted changes (where a revision has
+    them), the machines with the environments that made the results, and the commands."""
     dirty = any(p.git_revision.endswith("+dirty") for p in provenances)
     note = ("<p>A revision marked + was computed from a checkout with uncommitted changes.</p>"
             if dirty else "")
-    return (html_table(["Result", "Source", "Code revision", "Compute", "Created"], body,
-                       align="left") + note
-            + f"<p>Machine(s):</p><ul>{_items(machines)}</ul>"
+    machines = sorted({f"{p.machine}; {p.environment}" if p.environment else p.machine
+                       for p in provenances})
+    return (note + f"<p>Machine(s):</p><ul>{_items(machines)}</ul>"
             + f"<p>To regenerate the stored files:</p><ul>{_items(commands)}</ul>")
 
 
 def _items(texts: Sequence[str]) -> str:
     return "".join(f"<li><code>{html.escape(t)}</code></li>" for t in texts)
+
+
+#: The seed in a result's name (``_s<seed>``; seed 0's name has none).
+_SEED = re.compile(r"_s(\d+)(?=_|$)")
+
+
+def _seed_list(seeds: Sequence[int]) -> str:
+    """``0-9`` for consecutive seeds, else the seeds listed (``0 2 5``)."""
+    ordered = sorted(seeds)
+    if len(ordered) > 1 and ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"{ordered[0]}-{ordered[-1]}"
+    return " ".join(map(str, ordered))
+
+
+def seed_provenance_html(provenances: Sequence[Provenance]) -> str:
+    """Where the runs of several seeds came from: one row per configuration (the files of its
+    seeds together: how many, their code revisions, their compute time and dates), then the
+    machines and environments and one command per configuration that regenerates every
+    seed."""
+    groups: dict[str, list[tuple[int, Provenance]]] = {}
+    for p in provenances:
+        found = _SEED.search(p.name)
+        groups.setdefault(_SEED.sub("", p.name), []).append(
+            (int(found.group(1)) if found else 0, p))
+    body, commands = [], []
+    for name, group in groups.items():
+        seeds = [seed for seed, _ in group]
+        revisions = sorted({p.git_revision[:8] + ("+" if p.git_revision.endswith("+dirty")
+                                                  else "") for _, p in group})
+        created = sorted(p.created[:10] for _, p in group)
+        body.append([name, f"{len(group)} ({_seed_list(seeds)})", ", ".join(revisions),
+                     f"{sum(p.wall_time_s for _, p in group) / 60:.0f} min",
+                     created[0] if created[0] == created[-1] else
+                     f"{created[0]} to {created[-1]}"])
+        first = min(group, key=lambda pair: pair[0])[1]
+        commands.append(re.sub(r" --seeds \d+", "", first.command).replace(
+            " --device", f" --seeds {_seed_list(seeds)} --device", 1))
+    return (html_table(["Result", "Seeds", "Code revisions", "Compute", "Created"], body,
+                       align="left") + _closing(provenances, commands))

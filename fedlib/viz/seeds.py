@@ -9,8 +9,6 @@ the group never won in any seed).
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,13 +17,10 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from fedlib.analysis.seed_statistics import SeedStatistic
+from fedlib.experiments.federated import DATASET_LABELS
 from fedlib.paper import numbers as paper_numbers
-from fedlib.storage.stored import Provenance
 from fedlib.table import fixed_point, html_table
 from fedlib.viz.style import NEUTRAL, mechanism_style, styled
-
-#: Display names of the datasets.
-_DATASETS = {"mnist": "MNIST", "fashion": "Fashion-MNIST"}
 
 
 def _mean(statistic: SeedStatistic | None, digits: int, seeds: int) -> str:
@@ -55,7 +50,7 @@ def table1_html(rows: Sequence[Mapping[Any, Any]], digits: int = 3) -> str:
     for row in rows:
         cells = [row[d] for d in daccs]
         seeds = _seeds(cells)
-        lead = [_DATASETS.get(row["dataset"], row["dataset"]), row["quantity"]]
+        lead = [DATASET_LABELS.get(row["dataset"], row["dataset"]), row["quantity"]]
         body += [[*lead, f"ours, mean of {seeds} seeds",
                   *(_mean(s, digits, seeds) for s, _ in cells)],
                  [*lead, "ours, 95% interval", *(_interval(s, digits) for s, _ in cells)],
@@ -74,7 +69,7 @@ def tables23_html(rows: Sequence[Mapping[str, Any]], digits: int = 4) -> str:
     seeds = {d: _seeds([row[d] for row in rows]) for d in datasets}
     return html_table(["Mechanism", *(label for _ in datasets
                                       for label in ("ours", "95% interval", "paper"))], body,
-                      column_groups=[("", 1), *((f"{_DATASETS.get(d, d)}, {seeds[d]} seeds", 3)
+                      column_groups=[("", 1), *((f"{DATASET_LABELS.get(d, d)}, {seeds[d]} seeds", 3)
                                                 for d in datasets)])
 
 
@@ -84,13 +79,11 @@ def seed_values_figure(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> Fig
     rows of :func:`~fedlib.experiments.federated.tables23_over_seeds`), a column per dataset,
     a column of dots per mechanism (one dot a seed), the mean with its 95% interval as a bar
     beside them and the paper's number as a black bar."""
-    import matplotlib.pyplot as plt
-
     titles = list(tables)
     datasets = [k for k in next(iter(tables.values()))[0] if k not in ("mechanism", "label")]
-    fig, axes = plt.subplots(len(titles), len(datasets), squeeze=False,
-                             figsize=(max(8.0, 4.5 * len(datasets) + 1), 3.6 * len(titles)),
-                             sharex=True)
+    fig = Figure(figsize=(max(8.0, 4.5 * len(datasets) + 1), 3.6 * len(titles)),
+                 layout="constrained")
+    axes = fig.subplots(len(titles), len(datasets), squeeze=False, sharex=True)
     jitter = np.random.default_rng(0)
     for r, title in enumerate(titles):
         rows = tables[title]
@@ -110,14 +103,13 @@ def seed_values_figure(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> Fig
             ax.set_xticks(range(len(rows)), [row["label"] for row in rows], rotation=30,
                           ha="right")
             if r == 0:
-                ax.set_title(_DATASETS.get(dataset, dataset))
+                ax.set_title(DATASET_LABELS.get(dataset, dataset))
             if c == 0:
                 ax.set_ylabel(title)
     handles = [Line2D([], [], marker="o", ls="", color=NEUTRAL, label="one seed"),
                Line2D([], [], marker="D", color=NEUTRAL, label="mean, 95% interval"),
                Line2D([], [], color="black", lw=2.5, label="the paper's number")]
-    fig.legend(handles=handles, loc="upper center", ncol=3, bbox_to_anchor=(0.5, 1.0))
-    fig.tight_layout(rect=(0, 0, 1, 0.94))
+    fig.legend(handles=handles, loc="outside upper center", ncols=3)
     return fig
 
 
@@ -147,52 +139,10 @@ def carried_html(fresh: Mapping[int, Sequence[Mapping[str, Any]]],
                 cells += [_mean_interval(fresh_cell[0], digits),
                           _mean_interval(carried_cell[0], digits),
                           fixed_point(carried_cell[1], digits)]
-            body.append([f"{row['label']}, {_DATASETS.get(dataset, dataset)}", *cells])
+            body.append([f"{row['label']}, {DATASET_LABELS.get(dataset, dataset)}", *cells])
     return html_table(["Run", *(label for _ in range(2)
                                for label in ("fresh model", "carried", "paper"))], body,
                       align=["left"] + ["right"] * 6,
                       column_groups=[("", 1), ("share of dacc 1.0 (Table 2)", 3),
                                      ("loss (Table 3)", 3)])
 
-
-def _seed_list(seeds: Sequence[int]) -> str:
-    """``0-9`` for a run of consecutive seeds, else the seeds listed (``0 2 5``)."""
-    ordered = sorted(seeds)
-    if ordered == list(range(ordered[0], ordered[-1] + 1)) and len(ordered) > 1:
-        return f"{ordered[0]}-{ordered[-1]}"
-    return " ".join(map(str, ordered))
-
-
-def seed_provenance_html(provenances: Sequence[Provenance]) -> str:
-    """Where the runs of several seeds came from: one row per configuration (the files of its
-    seeds together: how many, their code revisions, their compute time and dates), then the
-    environments that made them and one command per configuration that regenerates every
-    seed."""
-    groups: dict[str, list[Provenance]] = {}
-    for p in provenances:
-        groups.setdefault(re.sub(r"_s\d+(?=_|$)", "", p.name), []).append(p)
-    body, commands = [], []
-    for name, group in groups.items():
-        seeds = [int(m.group(1)) if (m := re.search(r"_s(\d+)(?=_|$)", p.name)) else 0
-                 for p in group]
-        revisions = sorted({p.git_revision[:8] + ("+" if p.git_revision.endswith("+dirty")
-                                                  else "") for p in group})
-        created = sorted(p.created[:10] for p in group)
-        body.append([name, f"{len(group)} ({_seed_list(seeds)})", ", ".join(revisions),
-                     f"{sum(p.wall_time_s for p in group) / 60:.0f} min",
-                     created[0] if created[0] == created[-1] else
-                     f"{created[0]} to {created[-1]}"])
-        seed0 = next(p for p, s in zip(group, seeds, strict=True) if s == min(seeds))
-        commands.append(re.sub(r" --seeds \d+", "", seed0.command).replace(
-            " --device", f" --seeds {_seed_list(seeds)} --device", 1))
-    environments = sorted({p.environment for p in provenances})
-    dirty = any(p.git_revision.endswith("+dirty") for p in provenances)
-    note = ("<p>A revision marked + was computed from a checkout with uncommitted changes.</p>"
-            if dirty else "")
-    items = "".join
-    return (html_table(["Result", "Seeds", "Code revisions", "Compute", "Created"], body,
-                       align="left") + note
-            + "<p>Environments:</p><ul>"
-            + items(f"<li>{html.escape(e)}</li>" for e in environments) + "</ul>"
-            + "<p>To regenerate the stored files:</p><ul>"
-            + items(f"<li><code>{html.escape(c)}</code></li>" for c in commands) + "</ul>")

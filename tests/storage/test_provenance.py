@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fedlib.storage.provenance import SOURCES, provenance_html
+from fedlib.storage.provenance import SOURCES, provenance_html, seed_provenance_html
 from fedlib.storage.stored import Provenance
 
 
@@ -27,3 +27,19 @@ def test_a_dirty_revision_is_marked_and_said():
                             _provenance("b", command="<other>")])
     assert "<code>0123456789</code>+" in page and "uncommitted changes" in page
     assert "<code>&lt;other&gt;</code>" in page
+
+
+def test_provenance_groups_the_seeds_of_a_configuration():
+    def made(name, revision, command):
+        return Provenance(name, "stored", None, revision, "AMD EPYC", 60.0, "2026-11-28T01:00",
+                          command, "AMD EPYC (AuthenticAMD, AVX2)")
+
+    base = "python -m fedlib reproduce tables --dataset mnist --mechanisms ours"
+    page = seed_provenance_html([
+        made("tables_mnist_ours", "a" * 40, f"{base} --device cpu --out results"),
+        *(made(f"tables_mnist_ours_s{s}", "b" * 40 + "+dirty",
+               f"{base} --seeds {s} --device cpu --out results") for s in (1, 2, 3))])
+    assert page.count("<tr>") == 2 and "4 (0-3)" in page and "4 min" in page
+    assert "aaaaaaaa, bbbbbbbb+" in page and "uncommitted changes" in page
+    assert f"<code>{base} --seeds 0-3 --device cpu --out results</code>" in page
+    assert "<code>AMD EPYC; AMD EPYC (AuthenticAMD, AVX2)</code>" in page  # machine; environment

@@ -96,19 +96,3 @@ def test_the_carried_table_sets_each_reading_beside_the_other(seed_runs):
     assert "Our mechanism, MNIST" in page and "2 seeds" in page
     assert f"{paper_numbers.TABLE3['ours']['mnist']:.4f}" in page
 
-
-def test_provenance_groups_the_seeds_of_a_configuration():
-    from fedlib.storage.stored import Provenance
-
-    def made(name, revision, command):
-        return Provenance(name, "stored", None, revision, "AMD EPYC", 60.0, "2026-11-28T01:00",
-                          command, "AMD EPYC (AuthenticAMD, AVX2)")
-
-    base = "python -m fedlib reproduce tables --dataset mnist --mechanisms ours"
-    page = sviz.seed_provenance_html([
-        made("tables_mnist_ours", "a" * 40, f"{base} --device cpu --out results"),
-        *(made(f"tables_mnist_ours_s{s}", "b" * 40 + "+dirty",
-               f"{base} --seeds {s} --device cpu --out results") for s in (1, 2, 3))])
-    assert page.count("<tr>") == 2 and "4 (0-3)" in page and "4 min" in page
-    assert "aaaaaaaa, bbbbbbbb+" in page and "uncommitted changes" in page
-    assert f"<code>{base} --seeds 0-3 --device cpu --out results</code>" in page

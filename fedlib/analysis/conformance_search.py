@@ -192,22 +192,22 @@ class Counterexample:
         return ("lower bid", "higher bid") if self.property == "monotone" else ("played",)
 
     def table(self) -> Table:
-        """Every worker's cost, ``Re`` and ``re``, and in each play its bid, delivered ``re``
-        and payment (``-`` when it loses); the worker concerned is starred."""
+        """One column per worker (the one concerned starred): its cost, ``Re`` and ``re``, and
+        in each play its bid, delivered ``re`` and payment (``-`` when it loses)."""
         inst = self.instance
-        columns = ["worker", "true cost", "Re", "re (can deliver)"]
-        for name in self.play_names:
-            columns += [f"{name}: bid", f"{name}: re", f"{name}: paid"]
-        rows = []
-        for i in range(inst.n):
-            row: list[Any] = [worker_label(i) + (" *" if i == self.worker else ""),
-                              float(inst.costs[i]), float(inst.Re[i]), float(inst.re[i])]
-            for play in self.plays:
-                won = play.selected is not None and play.selected[i]
-                paid = float(play.payments[i]) if won and play.payments is not None else "-"
-                row += [float(play.bids[i]), float(play.re[i]), paid]
-            rows.append(tuple(row))
-        return Table(tuple(columns), tuple(rows),
+        rows: list[tuple[Any, ...]] = [("true cost", *inst.costs.tolist()),
+                                       ("Re (promised)", *inst.Re.tolist()),
+                                       ("re (can deliver)", *inst.re.tolist())]
+        for name, play in zip(self.play_names, self.plays, strict=True):
+            won = np.zeros(inst.n, bool) if play.selected is None else play.selected
+            paid = play.payments if play.payments is not None else np.full(inst.n, np.nan)
+            rows += [(f"{name}: bid", *play.bids.tolist()),
+                     (f"{name}: re delivered", *play.re.tolist()),
+                     (f"{name}: paid", *(float(p) if w else "-" for p, w in zip(paid, won,
+                                                                                 strict=True)))]
+        workers = tuple(f"worker {worker_label(i)}" + (" *" if i == self.worker else "")
+                        for i in range(inst.n))
+        return Table(("", *workers), tuple(rows),
                      title=f"{self.property}: budget B = {inst.budget:.4g} (found in: "
                            f"{self.origin})")
 

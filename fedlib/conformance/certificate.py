@@ -16,10 +16,15 @@ from fedlib.analysis.conformance import DESCRIPTIONS, IMPLIES
 from fedlib.analysis.conformance_search import Search, Verdict
 from fedlib.conformance.comparison import Comparison
 from fedlib.conformance.federated import FederatedComparison
-from fedlib.table import Table
+from fedlib.table import Markup, Table, html_table
 
 #: Version of the certificate's JSON layout.
 SCHEMA = 1
+
+
+#: The colour of each verdict.
+COLOURS = {"certified": "#1b7837", "REFUTED": "#b2182b", "holds (not claimed)": "#4d4d4d",
+           "fails (not claimed)": "#8c510a"}
 
 
 def status(verdict: Verdict, claims: frozenset[str]) -> str:
@@ -29,20 +34,37 @@ def status(verdict: Verdict, claims: frozenset[str]) -> str:
     return "holds (not claimed)" if verdict.holds else "fails (not claimed)"
 
 
+def _found(verdict: Verdict) -> str:
+    return verdict.counterexample.text if verdict.counterexample is not None else verdict.measured
+
+
 def verdict_table(search: Search, claims: frozenset[str], title: str = "") -> Table:
-    """One row per property: claimed, verdict (:func:`status`), cases checked, violations and
-    the counterexample in a sentence (for running time, what was measured); the title says
-    what was tried, after ``title``."""
-    rows = tuple((v.property, v.property in claims, status(v, claims), v.checks, v.violations,
-                  v.counterexample.text if v.counterexample is not None else v.measured)
+    """One row per property: its verdict against the claims (:func:`status`), the cases
+    checked, the violations and the smallest counterexample in a sentence (for running time,
+    what was measured); the title says what was tried, after ``title``."""
+    rows = tuple((v.property, status(v, claims), v.checks, v.violations, _found(v))
                  for v in search.verdicts)
-    return Table(("property", "claimed", "verdict", "cases checked", "violations",
-                  "smallest counterexample"), rows,
+    return Table(("property", "verdict", "cases", "violated", "smallest counterexample"), rows,
                  title=f"{title}{search.cases} instances ({search.random_cases} random), "
                        f"{search.plays} plays")
 
 
-@dataclass(frozen=True, eq=False)
+def verdict_html(search: Search, claims: frozenset[str], meaning: bool = False) -> str:
+    """:func:`verdict_table` as HTML, each verdict in its colour (:data:`COLOURS`), text
+    columns aligned left; with ``meaning``, what each property means beside its name."""
+    table = verdict_table(search, claims)
+    rows = []
+    for prop, verdict, *numbers, found in table.rows:
+        described = (DESCRIPTIONS[prop],) if meaning else ()
+        rows.append((Markup(f"<b>{prop}</b>"), *described,
+                     Markup(f'<b style="color:{COLOURS[verdict]}">{verdict}</b>'), *numbers,
+                     found))
+    columns = (table.columns[0], *(("meaning",) if meaning else ()), *table.columns[1:])
+    align = ["left", *(["left"] if meaning else []), "left", "right", "right", "left"]
+    return html_table(columns, rows, caption=table.title, align=align)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Certificate:
     """What :func:`~fedlib.conformance.check_mechanism` found.
 
@@ -107,8 +129,11 @@ class Certificate:
         notes = [f"{part} not run: {why}" for part, why in self.skipped.items()]
         return "\n".join([head, str(self.table()), *notes])
 
+    def __repr__(self) -> str:
+        return self.summary()
+
     def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
+        return verdict_html(self.search, self.claims)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: everything above, each verdict with its counterexample."""

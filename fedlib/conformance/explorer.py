@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 
 from fedlib.analysis.conformance import claimed, conform
 from fedlib.analysis.conformance_search import Search, search
-from fedlib.conformance.certificate import verdict_table
+from fedlib.conformance.certificate import verdict_html
 from fedlib.conformance.figures import violations_figure
 from fedlib.viz.explorers import Explorer
 from fedlib.viz.explorers.controls import LONG_LABEL, WIDE, control_style
@@ -18,8 +18,8 @@ from fedlib.viz.explorers.controls import LONG_LABEL, WIDE, control_style
 
 class CertificateExplorer(Explorer[Search]):
     """A slider over a mechanism's parameter; every move searches the mechanism it makes and
-    shows the verdicts against its claims (:func:`~fedlib.conformance.certificate.
-    verdict_table`) and the share of the cases that violate each property
+    shows the verdicts against its claims (:func:`~fedlib.conformance.certificate.verdict_html`)
+    and the share of the cases that violate each property
     (:func:`~fedlib.conformance.figures.violations_figure`).
 
     Parameters
@@ -59,4 +59,4 @@ class CertificateExplorer(Explorer[Search]):
         return [violations_figure(result, self.claims)]
 
     def describe(self, result: Search) -> str:
-        return verdict_table(result, self.claims)._repr_html_()
+        return verdict_html(result, self.claims)

@@ -18,13 +18,9 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
-from fedlib.analysis.conformance import DESCRIPTIONS
-from fedlib.conformance.certificate import Certificate
-from fedlib.table import Markup, html_table
+from fedlib.conformance.certificate import COLOURS, Certificate, verdict_html
+from fedlib.table import html_table
 
-#: The colour of each verdict in the page.
-COLOURS = {"certified": "#1b7837", "REFUTED": "#b2182b", "holds (not claimed)": "#4d4d4d",
-           "fails (not claimed)": "#8c510a"}
 _STYLE = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
 line-height:1.45}table{border-collapse:collapse;margin:0.6em 0}th,td{border-bottom:1px solid
 #ddd;vertical-align:top}caption{text-align:left;font-style:italic;padding:4px 0}
@@ -52,20 +48,6 @@ def _figure(caption: str, fig: Any) -> str:
             f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
 
-def _properties(cert: Certificate) -> str:
-    rows = []
-    for v in cert.search.verdicts:
-        status = cert.status(v)
-        found = v.counterexample.text if v.counterexample is not None else v.measured
-        rows.append((Markup(f"<b>{v.property}</b>"), DESCRIPTIONS[v.property],
-                     v.property in cert.claims,
-                     Markup(f'<b style="color:{COLOURS[status]}">{status}</b>'), v.checks,
-                     v.violations, found))
-    return html_table(("property", "meaning", "claimed", "verdict", "cases checked",
-                       "violations", "smallest counterexample"), rows,
-                      align=["left", "left", "center", "left", "right", "right", "left"])
-
-
 def report_html(cert: Certificate) -> str:
     """The certificate as one HTML page (figures embedded)."""
     m = cert.mechanism
@@ -78,7 +60,7 @@ def report_html(cert: Certificate) -> str:
              f"<p>From <code>{html.escape(cert.source)}</code>; claims "
              f"{html.escape(', '.join(sorted(cert.claims)))}. Checked on "
              f"{cert.created} by fedlib {cert.fedlib_version}.</p>",
-             "<h2>Properties</h2>", _properties(cert)]
+             "<h2>Properties</h2>", verdict_html(cert.search, cert.claims, meaning=True)]
     for v in cert.search.verdicts:
         if v.counterexample is not None:
             cex = v.counterexample

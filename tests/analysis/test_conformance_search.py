@@ -137,7 +137,10 @@ def test_shrinking_theorem_4_leaves_two_workers_and_round_numbers():
     assert _size(small) < _size(cex)
     assert small.text == ("worker 1 (cost 4, Re 1, re 0.5: dishonest) wins and is paid 3.333 "
                           "bidding its cost (utility -0.6667); bidding 6 it loses (utility 0)")
-    assert small.table().column("worker") == ["1 *", "2"]
+    table = small.table()
+    assert table.columns == ("", "worker 1 *", "worker 2")
+    assert table.column("worker 1 *") == [4.0, 1.0, 0.5, 4.0, 0.5, pytest.approx(10 / 3), 6.0,
+                                          0.5, "-"]
 
 
 @FEW

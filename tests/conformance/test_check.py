@@ -42,6 +42,9 @@ def test_the_certificate_names_what_failed_against_the_claims(overspends):
     assert overspends.summary().startswith(
         "overspends (broken_mechanisms:Overspends): REFUTED: budget_feasible\noverspends: ")
     assert overspends.environment["numpy"] and overspends.fedlib_version == fedlib.__version__
+    assert repr(overspends) == overspends.summary()
+    page = overspends._repr_html_()
+    assert '<b style="color:#b2182b">REFUTED</b>' in page and "meaning" not in page
 
 
 def test_claims_can_be_overridden_and_what_is_claimed_decides():

@@ -23,7 +23,7 @@ if [ -z "${FEDLIB_INSTALLED:-}" ]; then
   python -m pip uninstall --quiet --yes fedlib 2>/dev/null || true
   python -m pip install --quiet --no-deps -e .
   python -m pip install --quiet -r requirements-tools.txt -r requirements-flower.txt \
-    -r requirements-lab.txt
+    -r requirements-lab.txt -r requirements-exercises.txt
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     # Debian's Chromium for the browser tests of the built book.
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \

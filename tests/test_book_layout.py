@@ -69,8 +69,9 @@ def _requirement_names(lines):
 def test_environment_yml_installs_the_lock_file():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip_section = next(dep["pip"] for dep in env["dependencies"] if isinstance(dep, dict))
-    assert pip_section == ["-r requirements.lock", "-r requirements-lab.txt"], (
-        "environment.yml must install the lock file, then JupyterLab")
+    assert pip_section == ["-r requirements.lock", "-r requirements-lab.txt",
+                           "-r requirements-exercises.txt"], (
+        "environment.yml must install the lock file, then JupyterLab and the exercises' extension")
     python = next(dep for dep in env["dependencies"] if str(dep).startswith("python"))
     assert "Python " + python.split("=")[1] in (ROOT / "requirements.lock").read_text()[:300]
 
@@ -80,7 +81,7 @@ def test_the_lock_file_pins_every_dependency_with_hashes():
     project = pyproject["project"]
     wanted = _requirement_names(project["dependencies"] + [
         dep for name, extra in project["optional-dependencies"].items()
-        if name not in ("release", "flower", "lab") for dep in extra])
+        if name not in ("release", "flower", "lab", "exercises") for dep in extra])
     text = (ROOT / "requirements.lock").read_text()
     entry = r"^([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==\S+ \\\n    --hash=sha256:[0-9a-f]{64}"
     pinned = re.findall(entry, text, flags=re.MULTILINE)
@@ -105,11 +106,13 @@ def test_the_release_tools_are_pinned_outside_the_lock():
 @pytest.mark.parametrize("extra, pins, package", [
     ("flower", "requirements-flower.txt", "ray==2.55.1"),
     ("lab", "requirements-lab.txt", "jupyter-server==2.21.1"),
+    ("exercises", "requirements-exercises.txt", "sphinx-exercise==1.2.1"),
 ])
 def test_runtimes_are_pinned_outside_the_lock_with_what_they_bring(extra, pins, package):
-    """Flower's runtime and JupyterLab compute nothing in the stored results: each is pinned
-    in its own file (the extra's package and everything it brings or moves, exactly), and
-    neither is in the lock, whose hash is in every stored result's fingerprint."""
+    """Flower's runtime, JupyterLab and the exercises' Sphinx extension compute nothing in the
+    stored results: each is pinned in its own file (the extra's package and everything it brings
+    or moves, exactly), and none is in the lock, whose hash is in every stored result's
+    fingerprint."""
     project = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())["project"]
     lines = [line for line in (ROOT / pins).read_text().splitlines()
              if line and not line.startswith("#")]

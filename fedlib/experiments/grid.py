@@ -115,7 +115,6 @@ def split_task_major(configs: Sequence[MultiTaskConfig], records: Sequence[Mappi
                  for i, config in enumerate(configs))
 
 
-
 @dataclass(frozen=True, eq=False)
 class GridResult:
     """The runs of a grid, one :class:`~fedlib.experiments.multitask.MultiTaskResult` per
@@ -216,7 +215,7 @@ class Grid:
         checkpoints = (None if checkpoint_dir is None else
                        [Path(checkpoint_dir) / f"{name}_{label}.pt" for label in self.run_labels()])
         runs = run_many(self.run_configs(), jobs=jobs, checkpoints=checkpoints,
-                                  task_store=task_store, round_fields=self.round_fields)
+                        task_store=task_store, round_fields=self.round_fields)
         return self.result_type(self, tuple(runs), sum(run.wall_time_s for run in runs))
 
     def recompute(self, n_tasks: int,

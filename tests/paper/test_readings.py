@@ -575,11 +575,13 @@ def test_table1_over_all_tasks_tables2_3_over_the_evaluated():
          "rounds": {"test_loss": [1.0]}},
         {"winners": [0, 1], "payments": [2.0, 3.0], "contribution": [0.9, 0.8], "Re": Re,
          "rounds": {"test_loss": [2.0]}}])
-    t1 = federated.table1(result)
+    t1 = federated.table1(result)                                   # every task
     assert t1[1.0]["payment"] == pytest.approx(3.0)                 # (4 + 2 + 3) / 3 wins
-    assert np.isnan(t1[0.1]["payment"])                             # task 0 left out
-    assert t1[1.0]["payment_per_task"] == pytest.approx(9.0 / 4)    # 2 tasks x 2 workers
-    assert federated.table1(result, all_tasks=True)[0.1]["payment"] == pytest.approx(1.0)
+    assert t1[0.1]["payment"] == pytest.approx(1.0)                 # task 0 counts
+    assert t1[1.0]["payment_per_task"] == pytest.approx(9.0 / 6)    # 3 tasks x 2 workers
+    late = federated.table1(result, all_tasks=False)                # the alternative
+    assert np.isnan(late[0.1]["payment"])                           # task 0 left out
+    assert late[1.0]["payment_per_task"] == pytest.approx(9.0 / 4)  # 2 tasks x 2 workers
     assert federated.table2(result) == 1.0
     assert federated.table3(result) == pytest.approx(1.5)
 

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fedlib.checks import integer
+
 #: The interval's coverage, and the level of the sign test.
 CONFIDENCE = 0.95
 SIGNIFICANCE = 0.05
@@ -138,10 +140,8 @@ def sign_test_p(k: int, n: int) -> float:
     >>> sign_test_p(10, 10), round(sign_test_p(9, 10), 4), sign_test_p(0, 3)
     (0.0009765625, 0.0107, 1.0)
     """
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 0 <= k <= n:
-        raise ValueError(f"k must be an integer in [0, n = {n}], got {k!r}")
+    n = integer(n, "n")
+    k = integer(k, "k", minimum=0, maximum=n)
     return sum(math.comb(n, i) for i in range(k, n + 1)) / 2**n
 
 

@@ -88,6 +88,8 @@ def test_bad_arguments_are_refused():
         sign_test_p(4, 3)
     with pytest.raises(ValueError, match="n must be"):
         sign_test_p(0, 0)
+    with pytest.raises(ValueError, match="k must be"):
+        sign_test_p(True, 3)
     with pytest.raises(ValueError, match="at least one seed"):
         statement_verdict([])
     with pytest.raises(ValueError, match="paper must be"):

@@ -78,23 +78,30 @@ def run_federation(config: MultiTaskConfig, *, outages: Collection[Outage] = (),
 
 
 def round_cost(k: int, dataset: str = "mnist", rounds: int = 5, n_samples: int = 1000,
-               n_val: int = 5000) -> tuple[float, float]:
+               n_val: int = 5000, cpus: int | None = None) -> tuple[float, float]:
     """Seconds per global round with k winners: (Flower, batched engine), same machine.
 
     Two tasks of ``rounds`` rounds with k clean workers and a budget that hires them all, in a
-    Flower federation (one process per core, one torch thread each) and on the batched engine
-    (one torch thread per core); the second task's wall time (for Flower its bid and payment
+    Flower federation (one process per CPU, one torch thread each) and on the batched engine
+    (one torch thread per CPU); the second task's wall time (for Flower its bid and payment
     exchanges included; the first task also loads the data into every process) divided by
     ``rounds``.
+
+    ``cpus`` (default: all of the machine's) bounds both paths alike: Flower's worker
+    processes at a time and the engine's torch threads. With ``cpus=1`` each path has one
+    runnable thread of work, so other load on the machine slows both about alike and the ratio
+    measures work; with every CPU, a busy machine gives the federation's many processes a
+    larger share of its time than the engine's threads, and the ratio follows the load.
     """
     config = MultiTaskConfig(dataset=dataset, groups=((1.0, k),), budget=10.0 * k, n_tasks=2,
                              eval_from=0, n_samples=n_samples, n_val=n_val, n_test=n_val,
                              device="cpu")
     config = replace(config, task=replace(config.task, rounds=rounds))
+    cpus = cpus or os.cpu_count() or 1
     strategy = MechanismStrategy(config)
-    flower = run_federation(config, strategy=strategy)
+    flower = run_federation(config, strategy=strategy, cpus=cpus)
     finished: list[float] = []
-    cores = replace(config, threads=os.cpu_count() or 1)  # as many threads as Ray has processes
+    cores = replace(config, threads=cpus)  # as many threads as Ray has processes
     batched = run_multitask(cores, on_task=lambda record: finished.append(time.perf_counter()))
     if any(len(record["winners"]) != k for record in (*flower.records, *batched.records)):
         raise RuntimeError(f"the budget did not hire all {k} workers")

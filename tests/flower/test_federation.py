@@ -133,3 +133,33 @@ def test_the_flwr_run_app_names_importable_components(tmp_path):
     broken.write_text(app.read_text().replace("app:server_app", "app:no_such_app"))
     with pytest.raises(ValueError, match="no_such_app"):
         load_and_validate(broken, check_module=True)
+
+
+def test_round_cost_gives_both_paths_the_same_cpus(monkeypatch):
+    """``round_cost(cpus=...)`` bounds Flower's processes and the engine's threads alike (the
+    chapter measures on one CPU each); by default both get every CPU."""
+    from types import SimpleNamespace
+
+    from fedlib.flower import round_cost, simulation
+
+    seen = []
+
+    def federation(config, *, strategy, cpus):
+        strategy.task_seconds.extend([9.0, 6.0])
+        seen.append(("flower", cpus))
+        return SimpleNamespace(records=[{"winners": [0, 1]}] * 2)
+
+    def multitask(config, on_task):
+        seen.append(("batched", config.threads))
+        for _ in range(2):
+            on_task({})
+        return SimpleNamespace(records=[{"winners": [0, 1]}] * 2)
+
+    monkeypatch.setattr(simulation, "run_federation", federation)
+    monkeypatch.setattr(simulation, "run_multitask", multitask)
+    flower, batched = round_cost(2, rounds=3, cpus=1)
+    assert seen == [("flower", 1), ("batched", 1)]
+    assert flower == 2.0 and 0 <= batched < 1.0
+    seen.clear()
+    round_cost(2, rounds=3)
+    assert seen == [("flower", os.cpu_count()), ("batched", os.cpu_count())]

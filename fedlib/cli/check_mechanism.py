@@ -55,7 +55,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                               description=plain(__doc__),
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     sub.add_argument("mechanism", metavar="PATH_OR_MODULE:CLASS",
-                     help="e.g. examples/price_per_unit.py:PricePerUnit")
+                     help="e.g. examples/reserve.py:Reserve")
     sub.add_argument("--claims", nargs="+", choices=PROPERTIES[1:], default=None,
                      metavar="PROPERTY", help="certify these instead of the mechanism's claims: "
                                               + ", ".join(PROPERTIES[1:]))

@@ -235,8 +235,8 @@ READINGS: tuple[Reading, ...] = (
             "06_federated"),
     Reading("Tasks and payments of Tables 1-3", "Section 6: 'using the last 45 tasks to "
             "evaluate the mechanism', but Table 1 is 'in 50 tasks'; Table 1's 'Payment' not "
-            "defined", "Table 1 over all 50 tasks, as its caption says, Tables 2-3 over the last 45; "
-            "payment = mean over the (worker, task) pairs the group won",
+            "defined", "Table 1 over all 50 tasks, as its caption says, Tables 2-3 over the "
+            "last 45; payment = mean over the (worker, task) pairs the group won",
             "Table 1 over the last 45 too (then ours, hiring only clean workers there as "
             "Table 2 says, leaves the noisy groups no contribution or payment, against Table "
             "1's numbers); payment averaged over all tasks (0 when losing)",

@@ -98,8 +98,8 @@ class MultiTaskConfig:
     n_tasks : int, default 50
         Tasks in the run.
     eval_from : int, default 5
-        First task (0-based) counted in the statistics: the paper's last 45 of 50 (our reading
-        for Table 1 too, which says "in 50 tasks").
+        First task (0-based) counted in Tables 2-3: the paper's last 45 of 50 (Table 1, "in 50
+        tasks", counts every task: the reading "Tasks and payments of Tables 1-3").
     groups : tuple of (dacc, count), default 15 x 1.0, 5 x 0.7, 5 x 0.4, 5 x 0.1
         The workers' data accuracies.
     budget : float, default 60

@@ -61,18 +61,26 @@ def _seed_list(seeds: Sequence[int]) -> str:
     return " ".join(map(str, ordered))
 
 
-def seed_provenance_html(provenances: Sequence[Provenance]) -> str:
-    """Where the runs of several seeds came from: one row per configuration (the files of its
-    seeds together: how many, their code revisions, their compute time and dates), then the
-    machines and environments and one command per configuration that regenerates every
-    seed."""
+def by_configuration(provenances: Sequence[Provenance]
+                     ) -> dict[str, list[tuple[int, Provenance]]]:
+    """The provenances grouped by configuration: the result's name without its seed (the
+    ``_s<seed>`` of :func:`~fedlib.storage.stored.obtain_seeds`' files) to the ``(seed,
+    provenance)`` pairs of its seeds, in the order given."""
     groups: dict[str, list[tuple[int, Provenance]]] = {}
     for p in provenances:
         found = _SEED.search(p.name)
         groups.setdefault(_SEED.sub("", p.name), []).append(
             (int(found.group(1)) if found else 0, p))
+    return groups
+
+
+def seed_provenance_html(provenances: Sequence[Provenance]) -> str:
+    """Where the runs of several seeds came from: one row per configuration (the files of its
+    seeds together: how many, their code revisions, their compute time and dates), then the
+    machines and environments and one command per configuration that regenerates every
+    seed."""
     body, commands = [], []
-    for name, group in groups.items():
+    for name, group in by_configuration(provenances).items():
         seeds = [seed for seed, _ in group]
         revisions = sorted({p.git_revision[:8] + ("+" if p.git_revision.endswith("+dirty")
                                                   else "") for _, p in group})

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from fedlib.experiments.federated import DATASET_LABELS
 from fedlib.paper.readings import Reading
 from fedlib.storage.comparison import Comparison
+from fedlib.storage.provenance import by_configuration
 from fedlib.storage.stored import Provenance
 from fedlib.storage.tolerance import FOREIGN_TOLERANCE
 from fedlib.table import fitted_table
@@ -37,9 +38,13 @@ def readings_html(readings: Sequence[Reading], titles: Mapping[str, str]) -> str
 
 @styled
 def compute_figure(provenances: Sequence[Provenance]) -> Figure:
-    """Compute time of every stored result (minutes), one bar each, labelled by its name."""
-    names = [p.name for p in provenances]
-    minutes = np.array([p.wall_time_s / 60 for p in provenances])
+    """Compute time of the stored results (minutes), one bar per configuration (its seeds
+    together, :func:`~fedlib.storage.provenance.by_configuration`), labelled by its name and
+    its number of seeds."""
+    groups = by_configuration(provenances)
+    names = [f"{name} ({len(group)} seed{'s' if len(group) > 1 else ''})"
+             for name, group in groups.items()]
+    minutes = np.array([sum(p.wall_time_s for _, p in group) / 60 for group in groups.values()])
     fig = Figure(figsize=(8.5, 0.32 * len(names) + 1.4), layout="constrained")
     ax = fig.add_subplot()
     y = np.arange(len(names))[::-1]

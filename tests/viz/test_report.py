@@ -23,12 +23,15 @@ def test_readings_table_has_a_row_per_reading_and_fits_its_column():
     assert page.count("<col style=") == 3 and page.count("<th ") == 3
 
 
-def test_compute_figure_totals_the_minutes():
+def test_compute_figure_totals_the_minutes_per_configuration():
     rows = [Provenance(name, "stored", None, "abc", "cpu", seconds, "2026", "cmd")
-            for name, seconds in (("a", 600.0), ("b", 1200.0))]
+            for name, seconds in (("a", 600.0), ("b", 1200.0), ("b_s1", 300.0),
+                                  ("b_s2", 300.0))]
     fig = compute_figure(rows)
-    assert "30 minutes" in fig.axes[0].get_title()
-    assert sorted(p.get_width() for p in fig.axes[0].patches) == [10.0, 20.0]
+    assert "40 minutes" in fig.axes[0].get_title()
+    assert sorted(p.get_width() for p in fig.axes[0].patches) == [10.0, 30.0]  # b's 3 seeds
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["a (1 seed)",
+                                                                      "b (3 seeds)"]
     assert outside_canvas(fig) == []
 
 

@@ -16,8 +16,6 @@ so ``ours`` claims ``"truthful_honest"``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar, Literal, Protocol
@@ -319,9 +317,34 @@ _REGISTRY: dict[str, Mechanism] = {m.name: m for m in (
 MECHANISMS: MappingProxyType[str, Mechanism] = MappingProxyType(_REGISTRY)
 
 
-@contextmanager
-def registered(mechanism: Mechanism) -> Iterator[Mechanism]:
-    """Within the block, :data:`MECHANISMS` also holds ``mechanism`` under its name.
+class Registration:
+    """:data:`MECHANISMS` holding a mechanism from :meth:`__enter__` to :meth:`__exit__` (see
+    :func:`registered`). Only :meth:`__exit__` ends it, never the garbage collector, so that a
+    process (a Flower or Ray worker) may enter it for the rest of its life."""
+
+    def __init__(self, mechanism: Mechanism) -> None:
+        self.mechanism = mechanism
+        self.added = False
+
+    def __enter__(self) -> Mechanism:
+        name = self.mechanism.name
+        present = _REGISTRY.get(name)
+        if present is not None and present != self.mechanism:
+            raise ValueError(f"the name {name!r} is taken by {present!r}: give the mechanism "
+                             "another name")
+        if present is None:
+            _REGISTRY[name] = self.mechanism
+            self.added = True
+        return self.mechanism
+
+    def __exit__(self, *exc: object) -> None:
+        if self.added:
+            del _REGISTRY[self.mechanism.name]
+            self.added = False
+
+
+def registered(mechanism: Mechanism) -> Registration:
+    """Within a ``with`` block, :data:`MECHANISMS` also holds ``mechanism`` under its name.
 
     Everything that looks a mechanism up by name (the Figures 4-5 sweeps, multi-task runs,
     their figures) then accepts a mechanism defined outside fedlib. The registration is
@@ -330,17 +353,7 @@ def registered(mechanism: Mechanism) -> Iterator[Mechanism]:
     Raises
     ------
     ValueError
-        If another mechanism is registered under the same name (re-registering an equal
-        mechanism, e.g. ``RRAFL()``, changes nothing).
+        On entering, if another mechanism is registered under the same name (re-registering
+        an equal mechanism, e.g. ``RRAFL()``, changes nothing).
     """
-    present = _REGISTRY.get(mechanism.name)
-    if present is not None and present != mechanism:
-        raise ValueError(f"the name {mechanism.name!r} is taken by {present!r}: give the "
-                         "mechanism another name")
-    _REGISTRY.setdefault(mechanism.name, mechanism)
-    try:
-        yield mechanism
-    finally:
-        if present is None:
-            del _REGISTRY[mechanism.name]
-
+    return Registration(mechanism)

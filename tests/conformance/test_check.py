@@ -4,6 +4,7 @@ seven, the registration it relies on, and ``fedlib.check_mechanism``."""
 from __future__ import annotations
 
 import doctest
+import gc
 import importlib
 import json
 import pkgutil
@@ -19,7 +20,7 @@ from fedlib.conformance import Certificate, check_mechanism
 from fedlib.conformance.report import save
 from fedlib.experiments.auction_sweeps import SEVEN
 from fedlib.mechanism import MECHANISMS, RRAFL
-from fedlib.mechanism.mechanisms import registered
+from fedlib.mechanism.mechanisms import _REGISTRY, registered
 
 MODULES = [m.name for m in pkgutil.iter_modules(fedlib.conformance.__path__,
                                                 "fedlib.conformance.")]
@@ -98,6 +99,10 @@ def test_registration_lasts_the_block_and_refuses_a_taken_name():
     with registered(RRAFL()):  # an equal built-in: nothing changes, nothing is removed
         pass
     assert MECHANISMS["rrafl"] == RRAFL()
+    registered(ExAnte()).__enter__()  # for good, as a worker process does: only an exit ends it
+    gc.collect()
+    assert "ex_ante" in MECHANISMS
+    _REGISTRY.pop("ex_ante")
     impostor = type("Impostor", (ExAnte,), {"name": "ours"})()
     with pytest.raises(ValueError, match="^the name 'ours' is taken by"), registered(impostor):
         pass

@@ -204,7 +204,8 @@ def training_per_round(task: TaskOptions) -> int:
     learning rate over the paper's, over one minus its momentum (heavy-ball momentum ``m``
     multiplies the step by about ``1 / (1 - m)``), rounded up. Noise grows with every pass over
     the data and with the size of each step, as the drift measured between machines on the
-    Fashion-MNIST cold-start map shows (``benchmarks/recorded/cross_machine_drift.txt``).
+    Fashion-MNIST cold-start map shows (the ``cross_machine_drift_*`` record of
+    ``benchmarks/recorded/``).
 
     >>> training_per_round(TaskOptions()), training_per_round(TaskOptions(epochs=5))
     (1, 5)

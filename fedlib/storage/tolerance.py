@@ -56,8 +56,9 @@ SAME_TOLERANCE = {"default": Drift(1e-6, 1e-12)}
 #: Cross-machine tolerances by family of run (:func:`family`) and record field (``default`` for
 #: the others: contributions, reputations, payments, bids). Each is about 10 times the envelope
 #: of the drift measured between CPU kinds on the stored files
-#: (``benchmarks/recorded/cross_machine_drift.txt``), so that a real change of the code (the
-#: mutations of ``tests/experiments/test_verification.py``) still fails.
+#: (``benchmarks/recorded/cross_machine_drift_amd-epyc-zen3-zen4_2026-11-26_e54473d.txt``),
+#: so that a real change of the code (the mutations of ``tests/storage/test_verification.py``)
+#: still fails.
 FOREIGN_TOLERANCE: dict[str, dict[str, Drift]] = {
     "numpy": {"default": Drift(1e-9, 1e-12)},
     "mnist": {

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Chapters that report rather than teach (the experiments, the federation, the
-#: reproducibility report): they end without exercises. Every other chapter of the book's parts
-#: (the back matter aside) teaches, and ends with its exercises.
-REPORTS = ("06_federated", "06b_federation", "07_reproducibility")
+#: Chapters of the book's parts that may end without exercises. Every other chapter of those
+#: parts (the back matter aside) ends with its exercises, the reports on the experiments (06)
+#: and on the reproduction (07) included; the Flower federation (06b) is the one left, its
+#: exercises being written with its deployment work.
+REPORTS = ("06b_federation",)
 #: The caption of the part of ``_toc.yml`` that holds no chapter of the book proper.
 BACK_MATTER = "Back matter"
 

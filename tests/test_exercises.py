@@ -63,7 +63,8 @@ def test_the_teaching_chapters_are_the_books_chapters_less_the_reports():
     names = {path.stem for path in teaching_chapters()}
     assert names == {path.stem for path in notebook_chapters()
                      if path.stem[:2].isdigit()} - set(REPORTS)
-    assert {"00_overview", "04_proofs", "11_cold_start", "12_design_mechanism"} <= names
+    assert {"00_overview", "04_proofs", "06_federated", "07_reproducibility", "11_cold_start",
+            "12_design_mechanism"} <= names
 
 
 @pytest.mark.parametrize("chapter", teaching_chapters(), ids=lambda p: p.stem)

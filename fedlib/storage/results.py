@@ -90,8 +90,10 @@ def replay_command(path: str | os.PathLike[str], out: str | os.PathLike[str] = "
 
 
 def git_revision() -> tuple[str, bool]:
-    """``git rev-parse HEAD`` of the fedlib checkout and whether tracked files are modified;
-    ``("unknown", False)`` outside a git checkout."""
+    """``git rev-parse HEAD`` of the fedlib checkout and whether tracked files are modified.
+
+    Outside a git checkout (a ``git archive`` export carried to another machine, say) the
+    ``FEDLIB_GIT_REVISION`` variable names the exported revision, else ``"unknown"``."""
     where = Path(fedlib.__file__).resolve().parent
 
     def git(*args: str) -> str:
@@ -101,7 +103,7 @@ def git_revision() -> tuple[str, bool]:
     try:
         return git("rev-parse", "HEAD"), bool(git("status", "--porcelain", "--untracked-files=no"))
     except (OSError, subprocess.SubprocessError):
-        return "unknown", False
+        return os.environ.get("FEDLIB_GIT_REVISION", "unknown"), False
 
 
 def machine_description(device: str | torch.device = "auto") -> dict[str, Any]:

@@ -139,3 +139,15 @@ def test_unknown_experiment_is_refused(tmp_path):
 def test_case_workers_rejects_an_unknown_case():
     with pytest.raises(ValueError, match="case"):
         contribution.case_workers(3, "mnist", np.random.default_rng(0))
+
+
+def test_an_exported_tree_names_its_revision_through_the_environment(monkeypatch):
+    """Outside a git checkout the revision is FEDLIB_GIT_REVISION's, else "unknown"."""
+    def no_git(*args, **kwargs):
+        raise FileNotFoundError("git")
+
+    monkeypatch.setattr(results.subprocess, "run", no_git)
+    monkeypatch.delenv("FEDLIB_GIT_REVISION", raising=False)
+    assert results.git_revision() == ("unknown", False)
+    monkeypatch.setenv("FEDLIB_GIT_REVISION", "acb28b6")
+    assert results.git_revision() == ("acb28b6", False)

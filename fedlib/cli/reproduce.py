@@ -1,8 +1,9 @@
 """``python -m fedlib reproduce``: the paper's experiments from the command line.
 
 ``python -m fedlib reproduce KIND [--dataset {mnist,fashion,both}] [--fast] [--out DIR]
-[--device auto|cpu|cuda] [--jobs N] [--budget B] [--seeds S ...] [--mechanisms NAME ...]
-[--carry-model]``, or ``python -m fedlib reproduce --config results/NAME.json [--out DIR]``
+[--device auto|cpu|cuda] [--jobs N] [--executor local|ray] [--budget B] [--seeds S ...]
+[--mechanisms NAME ...] [--carry-model]``, or
+``python -m fedlib reproduce --config results/NAME.json [--out DIR]``
 
 KIND is a registered experiment (:mod:`fedlib.experiments.registry`; its flags are mapped onto
 configurations by :mod:`fedlib.experiments.commands`):
@@ -29,6 +30,19 @@ Runs checkpoint under ``<out>/.checkpoints/`` and share finished tasks
 (:mod:`fedlib.experiments.task_store`), so a restarted command resumes, and keeps results
 already saved with the same configuration.
 
+``--executor ray`` runs the configurations as tasks on a Ray cluster
+(:class:`fedlib.runtime.RayExecutor`: the one ``RAY_ADDRESS`` names, else a Ray started on
+this machine): one task of one CPU per
+configuration, ``--jobs`` at a time (default: as many as the cluster runs), the runs of a grid
+on the node of its task. Each task saves its result on its node, so that the file records the
+environment of the machine that computed it, and sends the file to this machine, which writes
+it into ``--out`` (results need no shared folder). Checkpoints go to ``<out>/.checkpoints/`` as
+each node sees that path (a folder shared at the same path by every node lets a restarted
+command resume anywhere; otherwise a run resumes on the node that checkpointed it); the tasks a
+run shares with another (RRAFL's with ours) are kept in a folder of each node's own, deleted at
+the end, so that a file never mixes machines. Every node must run the same fedlib sources as
+this machine (a task refuses otherwise).
+
 ``--config FILE`` replays: it reruns exactly the configuration stored in ``FILE`` (any stored
 result, including configurations the flags cannot express) on the device it names, saves it
 under the same name in ``--out`` and compares the new records with the file's under the
@@ -46,7 +60,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import shutil
+import socket
 import tempfile
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -54,6 +72,7 @@ from typing import Any
 from fedlib.cli.text import plain
 from fedlib.experiments import registry
 from fedlib.experiments.commands import FLAGS, Options, configurations
+from fedlib.experiments.task_store import code_fingerprint
 from fedlib.fl.data import DATASETS
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.runtime import parallel_map
@@ -110,8 +129,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--fast", action="store_true", help="a small smoke-sized run")
     sub.add_argument("--out", default="results", help="folder for the JSON results")
     sub.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    sub.add_argument("--jobs", type=at_least(int, 1), default=2,
-                     help="parallel processes (default 2)")
+    sub.add_argument("--jobs", type=at_least(int, 1), default=None,
+                     help="parallel processes (default 2); with --executor ray, tasks at a time "
+                          "(default: as many as the cluster runs)")
+    sub.add_argument("--executor", choices=["local", "ray"], default="local",
+                     help="local: processes on this machine; ray: tasks on the Ray cluster of "
+                          "RAY_ADDRESS, else on a Ray started here")
     sub.add_argument("--budget", type=at_least(float, 0, strict=True), default=None,
                      help="budget per task (tables, sensitivity, adversarial; default 60)")
     sub.add_argument("--mechanisms", nargs="+", default=None, metavar="NAME",
@@ -171,6 +194,66 @@ def _job(state: dict[str, Any], out: str, task_store: str, jobs: int) -> str:
     return f"{path}: {len(result.records)} records in {result.wall_time_s:.0f} s"
 
 
+def _ray_job(state: dict[str, Any], out: str, command: str, code: str) -> tuple[str, str, str]:
+    """On a Ray node: run one configuration and save it on the node (its environment recorded
+    by the node); its name, the file's text and a line saying what was done."""
+    if code != code_fingerprint():
+        raise RuntimeError(f"node {socket.gethostname()} runs other fedlib sources "
+                           f"({code_fingerprint()[:12]}) than the command's ({code[:12]}): "
+                           "install the same revision on every node")
+    config = registry.rebuild(state)
+    name = config.result_name()
+    result = config.run(jobs=1, checkpoint_dir=Path(out) / ".checkpoints",
+                        task_store=_node_store(command))
+    with tempfile.TemporaryDirectory(prefix="fedlib-result-") as staging:
+        path = results.save_result(name, config, result.records, staging,
+                                   wall_time_s=result.wall_time_s)
+        text = path.read_text()
+    return name, text, (f"{len(result.records)} records in {result.wall_time_s:.0f} s on "
+                        f"{socket.gethostname()}")
+
+
+def _node_store(command: str) -> str:
+    """This node's folder of finished tasks for the command ``command``."""
+    return str(Path(tempfile.gettempdir()) / f"fedlib-tasks-{command}")
+
+
+def _drop_node_store(command: str) -> None:
+    shutil.rmtree(_node_store(command), ignore_errors=True)
+
+
+def _run_on_ray(args: argparse.Namespace, configs: list[Any]) -> list[str]:
+    """The configurations as Ray tasks (:class:`fedlib.runtime.RayExecutor`), each file written
+    here."""
+    from fedlib.runtime import RayExecutor
+
+    out = Path(args.out).resolve()
+    lines, todo = [], []
+    for config in configs:
+        try:
+            done = results.load_result(config.result_name(), config, out)
+        except (FileNotFoundError, ValueError):  # missing, or stored with another configuration
+            todo.append(config)
+        else:
+            lines.append(f"{done.path}: kept (already computed with this configuration; "
+                         "delete to redo)")
+    command = uuid.uuid4().hex
+    with RayExecutor() as executor:
+        try:
+            ran = executor.map(_ray_job, [(c.to_dict(), str(out), command, code_fingerprint())
+                                          for c in todo], args.jobs)
+        finally:
+            executor.on_every_node(_drop_node_store, command)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text, line in ran:
+        path = out / f"{name}.json"
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, path)
+        lines.append(f"{path}: {line}")
+    return lines
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         configs = [config for options in _options(args, args.experiment)
@@ -182,10 +265,14 @@ def _run(args: argparse.Namespace) -> int:
     per_seed = len(configs) // len(_seeds(args))
     configs = [config for _, config in sorted(enumerate(configs),
                                               key=lambda pair: pair[0] % per_seed)]
+    if args.executor == "ray":
+        print("\n".join(_run_on_ray(args, configs)))
+        return 0
     # The configurations share the processes; what is left over goes to each run's own runs.
-    outer = min(args.jobs, len(configs))
+    jobs = args.jobs or 2
+    outer = min(jobs, len(configs))
     with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as store:
-        lines = parallel_map(_job, [(c.to_dict(), args.out, store, args.jobs // outer)
+        lines = parallel_map(_job, [(c.to_dict(), args.out, store, jobs // outer)
                                     for c in configs], outer)
     print("\n".join(lines))
     return 0
@@ -219,6 +306,8 @@ def _reproduce(args: argparse.Namespace) -> int:
     if args.config is not None:
         if args.experiment is not None:
             args.parser.error("give either an experiment or --config FILE, not both")
+        if args.executor != "local":
+            args.parser.error("--config replays in this process: --executor is for KIND")
         return _replay(args)
     if args.experiment is None:
         args.parser.error("name an experiment, or replay a stored result with --config FILE")

@@ -5,11 +5,12 @@ The runs (:mod:`fedlib.experiments.multitask`, and :mod:`fedlib.flower` with
 :func:`run_federated` registers the user's mechanism for the duration of the runs
 (:func:`fedlib.mechanism.mechanisms.registered`). The batched engine runs in this process
 (one job): the registration does not reach spawned processes, so ``reproduce --jobs`` cannot
-run such a mechanism. On Flower's Simulation Runtime the workers' ClientApps run in Ray
-processes, which read the run's configuration (and so the mechanism's name); Ray is started
-here with a setup hook that registers the same mechanism object, pickled, in each of them.
-A mechanism imported from a file (``PATH.py:CLASS``) travels by value; one defined in a
-notebook too; one in an importable module by reference.
+run such a mechanism. On Flower (``flwr run``, :func:`fedlib.flower.run_federation`) the
+publisher's ServerApp and the workers' ClientApps run in processes of their own, which read the
+run's configuration (and so the mechanism's name): the mechanisms are handed to
+:func:`~fedlib.flower.run_federation`, which pickles them into every process of the run. A
+mechanism imported from a file (``PATH.py:CLASS``) travels by value; one defined in a notebook
+too; one in an importable module by reference.
 
 The torch pipeline is imported only when a run is asked for: checking properties alone never
 loads it.
@@ -17,10 +18,8 @@ loads it.
 
 from __future__ import annotations
 
-import logging
-import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -100,21 +99,9 @@ class FederatedComparison:
                 "runs": {name: self.summary(name) for name in self.runs}}
 
 
-def _setup_hook(mechanisms: Sequence[Any]) -> Callable[[], None]:
-    """Ray's setup hook, run once in each of its worker processes: ``mechanisms`` registered
-    for the process's life, which ends with the run."""
-    def register_in_worker() -> None:
-        for mechanism in mechanisms:
-            registered(mechanism).__enter__()
-
-    return register_in_worker
-
-
 def _run_flower(config: Any, mechanisms: Sequence[Any]) -> Any:
-    """``config`` on Flower's Simulation Runtime, with ``mechanisms`` registered in Ray's
-    processes (Ray is started here, with the settings of
-    :func:`~fedlib.flower.run_federation`, which then finds it running)."""
-    import ray
+    """``config`` through ``flwr run``, with ``mechanisms`` registered in every process of the
+    run (those from a file travel by value: a file is no importable module)."""
     import ray.cloudpickle
 
     from fedlib.flower import run_federation
@@ -122,16 +109,8 @@ def _run_flower(config: Any, mechanisms: Sequence[Any]) -> Any:
     for mechanism in mechanisms:
         module = sys.modules.get(type(mechanism).__module__)
         if module is not None and module.__name__.startswith(USER_MODULE):
-            ray.cloudpickle.register_pickle_by_value(module)  # a file is no importable module
-    quiet = logging.getLogger("fedlib").getEffectiveLevel() > logging.INFO
-    ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=not quiet,
-             logging_level=logging.ERROR if quiet else logging.INFO,
-             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)},
-                          "worker_process_setup_hook": _setup_hook(mechanisms)})
-    try:
-        return run_federation(config)
-    finally:
-        ray.shutdown()
+            ray.cloudpickle.register_pickle_by_value(module)
+    return run_federation(config, mechanisms=mechanisms)
 
 
 def run_federated(config: Any, *mechanisms: Any, engine: Engine = "batched",

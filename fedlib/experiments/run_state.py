@@ -27,13 +27,23 @@ from fedlib.mechanism.reputation import ReputationLedger
 
 class RunConfig(Protocol):
     """What the state reads from a run's configuration
-    (:class:`~fedlib.experiments.multitask.MultiTaskConfig`)."""
+    (:class:`~fedlib.experiments.multitask.MultiTaskConfig`; read-only, as its frozen fields
+    are)."""
 
-    mechanism: str
-    n_tasks: int
-    initial_reputation: float
-    beta1: float
-    beta2: float
+    @property
+    def mechanism(self) -> str: ...
+
+    @property
+    def n_tasks(self) -> int: ...
+
+    @property
+    def initial_reputation(self) -> float: ...
+
+    @property
+    def beta1(self) -> float: ...
+
+    @property
+    def beta2(self) -> float: ...
 
     @property
     def daccs(self) -> np.ndarray: ...

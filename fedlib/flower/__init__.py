@@ -1,10 +1,15 @@
-"""The mechanism in a Flower federation (``pip install -e ".[flower]"``).
+"""The mechanism in a Flower federation (``pip install -r requirements-flower.txt``).
 
 * :mod:`fedlib.flower.client`: the workers' ClientApp (bid, local training, payment);
-* :mod:`fedlib.flower.strategy`: the publisher's strategy (auction, rounds scored and
-  aggregated with omega, ex-post payment, reputations), on Flower's message API;
-* :mod:`fedlib.flower.simulation`: a run on Flower's Simulation Runtime (Ray);
-* :mod:`fedlib.flower.app`: the ServerApp and ClientApp that ``flwr run`` loads.
+* :mod:`fedlib.flower.strategy`: the publisher's strategy for the global rounds of a task
+  (scored and aggregated with omega), a Flower ``Strategy`` on its message API;
+* :mod:`fedlib.flower.publisher`: the publisher's loop over the tasks (bids, auction, the
+  strategy's rounds, ex-post payment, reputations), which the ServerApp runs;
+* :mod:`fedlib.flower.app`: the ServerApp that ``flwr run`` loads;
+* :mod:`fedlib.flower.settings`: the run configuration both apps read;
+* :mod:`fedlib.flower.launch`: a SuperLink and SuperNodes on this machine, the app bundle;
+* :mod:`fedlib.flower.simulation`: a run through ``flwr run`` on the Simulation or the
+  Deployment Runtime, and the cost of a round.
 
 The batched engine (:mod:`fedlib.fl.engine`) stays the book's engine; this path is for
 federations of one's own and for scaling out over machines.
@@ -17,8 +22,7 @@ except ImportError as error:  # pragma: no cover - depends on the installed extr
                       "pip install -r requirements-flower.txt (or pip install -e \".[flower]\")"
                       ) from error
 
-from fedlib.flower.client import make_client_app
-from fedlib.flower.simulation import round_cost, run_federation
-from fedlib.flower.strategy import MechanismStrategy
+from fedlib.flower.simulation import federate, round_cost, run_federation
+from fedlib.flower.strategy import MechanismStrategy, TaskPlan
 
-__all__ = ["MechanismStrategy", "make_client_app", "round_cost", "run_federation"]
+__all__ = ["MechanismStrategy", "TaskPlan", "federate", "round_cost", "run_federation"]

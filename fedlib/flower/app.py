@@ -1,22 +1,24 @@
-"""The ServerApp and ClientApp that ``flwr run`` loads (``[tool.flwr.app.components]`` in
-pyproject.toml).
+"""The ServerApp that ``flwr run`` loads (``[tool.flwr.app.components]`` in the app's
+pyproject.toml; the ClientApp is :data:`fedlib.flower.client.client_app`).
 
-The run configuration (``[tool.flwr.app.config]``, each key overridable with
-``flwr run . --run-config "tasks=5 fast=false"``) names the run as ``python -m fedlib federate``
-does: ``dataset``, ``mechanism``, ``tasks`` (0: the setting's), ``budget`` (0: the setting's),
-``seed``, ``fast``, and ``out``, the folder the result JSON is written to (an absolute path: the
-ServerApp does not run in the project folder). The federation needs one node per worker: 6 with
-``fast``, 30 for the Tables 1-3 setting (``options.num-supernodes``).
+The ServerApp reads the run from its run configuration (:mod:`fedlib.flower.settings`), runs
+its tasks (:func:`fedlib.flower.publisher.run_tasks`) and writes the result in the batched
+engine's format to ``<out>/<name>_flower.json``, and each task's wall seconds to
+``<out>/.seconds/<name>_flower.json``. The federation needs one node per worker: 6 with
+``fast``, 30 for the Tables 1-3 setting.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from flwr.app import Context
 from flwr.serverapp import Grid, ServerApp
 
-from fedlib.experiments.federation import federation_config
 from fedlib.flower.client import client_app
-from fedlib.flower.strategy import MechanismStrategy
+from fedlib.flower.publisher import run_tasks
+from fedlib.flower.settings import RunSettings
 from fedlib.storage import results
 
 server_app = ServerApp()
@@ -25,15 +27,17 @@ server_app = ServerApp()
 @server_app.main()
 def main(grid: Grid, context: Context) -> None:
     """Run the configured federation and save its result."""
-    run = context.run_config
-    config = federation_config(str(run["dataset"]), str(run["mechanism"]),
-                               int(run["tasks"]) or None, float(run["budget"]) or None,
-                               int(run["seed"]), bool(run["fast"]))
-    result = MechanismStrategy(config).start(grid)
-    path = results.save_result(f"{config.result_name()}_flower", config, result.records,
-                               str(run["out"]), wall_time_s=result.wall_time_s)
-    print(f"{path}: {len(result.records)} tasks in a Flower federation in "
-          f"{result.wall_time_s:.0f} s")
+    settings = RunSettings.from_run_config(context.run_config)
+    config = settings.config
+    run = run_tasks(grid, config, timeout=settings.timeout)
+    name = f"{config.result_name()}_flower"
+    timing = Path(settings.out) / ".seconds" / f"{name}.json"
+    timing.parent.mkdir(parents=True, exist_ok=True)
+    timing.write_text(json.dumps({"task_seconds": list(run.task_seconds)}))
+    path = results.save_result(name, config, run.result.records, settings.out,
+                               wall_time_s=run.result.wall_time_s)
+    print(f"{path}: {len(run.result.records)} tasks in a Flower federation in "
+          f"{run.result.wall_time_s:.0f} s")
 
 
 __all__ = ["client_app", "server_app"]

@@ -1,52 +1,59 @@
 """What the publisher's ServerApp and the workers' ClientApps send each other.
 
-Four messages per task, each a Flower :class:`~flwr.app.Message` whose content carries the run's
-configuration (a :class:`~fedlib.experiments.multitask.MultiTaskConfig` as JSON) and the task:
+The run's configuration is not in the messages: both sides read it from the run configuration
+(:mod:`fedlib.flower.settings`). Each message holds a ``"config"`` ConfigRecord with its task
+(and, for training, Flower's ``"server-round"``, from 1), and the records of its kind, under the
+keys of Flower's own strategies (``"arrays"``, ``"metrics"``):
 
-* ``query.bid`` to every node; the reply names the worker and its bid (its private cost);
-* ``train`` to each winner, once per global round, with the global model and the worker's batch
-  order (drawn by the publisher from the task's seed, as the batched engine draws it); the
-  reply is the worker's local model;
-* ``query.payment`` to each winner after the task, with its ex-post payment; the reply is the
-  worker's utility (payment minus cost).
+* ``query.bid`` to every node; the reply's metrics name the worker and its bid (its private
+  cost);
+* ``train`` to each winner, once per global round, with the global model (``"arrays"``) and the
+  worker's batch order (``"order"``, drawn by the publisher from the task's seed, as the batched
+  engine draws it); the reply is the local model and the worker;
+* ``query.payment`` to each winner after the task, with its ex-post payment in the config; the
+  reply's metrics hold the worker's utility (payment minus cost).
 """
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
 from typing import Any
 
 import torch
 from flwr.app import ArrayRecord, ConfigRecord, Message, MetricRecord, RecordDict
 
-from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.fl.batched import Params
 
 BID, TRAIN, PAYMENT = "query.bid", "train", "query.payment"
 
 
-def request(kind: str, node: int, config: MultiTaskConfig, task: int, round_: int | None = None,
-            **content: ArrayRecord | MetricRecord) -> Message:
-    """A message of type ``kind`` to ``node`` about task ``task`` (and round ``round_``) of a
-    run of ``config``."""
-    header = ConfigRecord({"config": json.dumps(config.to_dict()), "task": task})
-    if round_ is not None:
-        header["round"] = round_
-    return Message(RecordDict({"header": header, **content}), message_type=kind,
+def request(kind: str, node: int, config: ConfigRecord, **records: ArrayRecord) -> Message:
+    """A message of type ``kind`` to ``node`` holding ``config`` and ``records``."""
+    return Message(RecordDict({"config": config, **records}), message_type=kind,
                    dst_node_id=node)
 
 
-def header(message: Message) -> tuple[MultiTaskConfig, int, int | None]:
-    """The run's configuration, and the task and round (None outside training) a request is
-    about."""
-    record = message.content["header"]
-    round_ = int(record["round"]) if "round" in record else None
-    return (MultiTaskConfig.from_dict(json.loads(str(record["config"]))), int(record["task"]),
-            round_)
+def setting(message: Message, key: str) -> Any:
+    """One value of a request's ``"config"`` record."""
+    return message.content.config_records["config"][key]
 
 
-def reply(message: Message, **content: ArrayRecord | MetricRecord) -> Message:
+def task_of(message: Message) -> int:
+    """The task a request is about."""
+    return int(setting(message, "task"))
+
+
+def round_of(message: Message) -> int:
+    """The global round (from 0) a ``train`` request is about."""
+    return int(setting(message, "server-round")) - 1
+
+
+def arrays_of(message: Message, key: str = "arrays") -> ArrayRecord:
+    """One ArrayRecord of a message."""
+    return message.content.array_records[key]
+
+
+def reply(message: Message, **content: ArrayRecord | MetricRecord | ConfigRecord) -> Message:
     """The reply to ``message`` carrying ``content``."""
     return Message(RecordDict(content), reply_to=message)
 
@@ -56,9 +63,9 @@ def model_record(params: Params) -> ArrayRecord:
     return ArrayRecord(OrderedDict((key, value.detach().cpu()) for key, value in params.items()))
 
 
-def model_of(record: ArrayRecord) -> Params:
-    """The parameters of an ArrayRecord made by :func:`model_record`."""
-    return dict(record.to_torch_state_dict())
+def model_of(record: ArrayRecord, device: str | torch.device = "cpu") -> Params:
+    """The parameters of an ArrayRecord made by :func:`model_record`, on ``device``."""
+    return {key: value.to(device) for key, value in record.to_torch_state_dict().items()}
 
 
 def order_record(order: torch.Tensor) -> ArrayRecord:
@@ -73,4 +80,4 @@ def order_of(record: ArrayRecord) -> torch.Tensor:
 
 def metric(message: Message, key: str) -> Any:
     """One value of a reply's ``"metrics"`` record."""
-    return message.content["metrics"][key]
+    return message.content.metric_records["metrics"][key]

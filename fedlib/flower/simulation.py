@@ -1,108 +1,146 @@
-"""Run a federation on Flower's Simulation Runtime: one Ray actor per node, on this machine's
-cores (or a Ray cluster's, see the README)."""
+"""Run a federation through ``flwr run`` on this machine: Flower's Simulation Runtime (one Ray
+actor per node, on this machine's cores or a Ray cluster's, see the README) or its Deployment
+Runtime (one SuperNode process per worker on the loopback)."""
 
 from __future__ import annotations
 
-import logging
+import json
 import os
+import tempfile
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
-
-from flwr.app import Context
-from flwr.serverapp import Grid, ServerApp
-from flwr.simulation import run_simulation
+from pathlib import Path
+from typing import Any, Literal
 
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult, run_multitask
-from fedlib.flower.client import Outage, make_client_app
-from fedlib.flower.strategy import MechanismStrategy
+from fedlib.flower.launch import LocalFederation, stage_app
+from fedlib.flower.publisher import FederationRun
+from fedlib.flower.settings import Outage, run_config
+
+Runtime = Literal["simulation", "deployment"]
 
 
-def run_federation(config: MultiTaskConfig, *, outages: Collection[Outage] = (),
-                   timeout: float = 600.0, cpus: int | None = None,
-                   strategy: MechanismStrategy | None = None) -> MultiTaskResult:
-    """Run ``config`` with one Flower node per worker and return the batched engine's result
-    format.
+def federate(config: MultiTaskConfig, *, runtime: Runtime = "simulation",
+             outages: Collection[Outage] = (), timeout: float = 600.0, cpus: int | None = None,
+             mechanisms: Sequence[Any] = (),
+             on_poll: Callable[[LocalFederation], None] | None = None) -> FederationRun:
+    """Run ``config`` with one Flower node per worker through ``flwr run``.
+
+    A SuperLink (and, for the Deployment Runtime, one SuperNode per worker) is started on
+    127.0.0.1 for the run and stopped after it (:class:`~fedlib.flower.launch.LocalFederation`);
+    the app bundle carries this fedlib's sources (:func:`~fedlib.flower.launch.stage_app`).
 
     Parameters
     ----------
     config : MultiTaskConfig
+    runtime : {"simulation", "deployment"}
     outages : collection of (worker, task, round)
         Requests some workers fail to answer (round None: the bid request), to see how the
-        run treats them (:mod:`fedlib.flower.strategy`).
+        run treats them (:mod:`fedlib.flower.publisher`).
     timeout : float, default 600
-        Seconds the server waits for one round of replies.
+        Seconds the publisher waits for one round of replies.
     cpus : int, optional
-        CPUs Ray may use, one node (ClientApp actor) per CPU at a time (default: all; with
-        ``RAY_ADDRESS`` set, Ray joins that cluster and uses its CPUs instead).
-    strategy : MechanismStrategy, optional
-        The publisher's strategy for ``config`` (default: a new one with ``timeout``), e.g. to
-        read its :attr:`~MechanismStrategy.task_seconds` afterwards.
+        Simulation: CPUs Ray may use, one node (ClientApp actor) per CPU at a time (default:
+        all; with ``RAY_ADDRESS`` set, Ray joins that cluster and uses its CPUs instead).
+    mechanisms : sequence
+        Mechanisms of one's own that ``config.mechanism`` may name, registered in the apps'
+        processes (pickled with Ray's cloudpickle, so a module registered with
+        ``ray.cloudpickle.register_pickle_by_value`` travels by value).
+    on_poll : callable, optional
+        Called with the :class:`~fedlib.flower.launch.LocalFederation` about every half second
+        while the run lasts (e.g. to stop a SuperNode mid-task with ``stop_node``).
+
+    Returns
+    -------
+    FederationRun
+        The result in the batched engine's format, each task's wall seconds and, on the
+        Deployment Runtime, the messages each worker's SuperNode received.
     """
-    strategy = strategy or MechanismStrategy(config, timeout=timeout)
-    if strategy.config != config:
-        raise ValueError("strategy was made for another configuration than config")
-    outcome: dict[str, MultiTaskResult] = {}
-    server = ServerApp()
+    with tempfile.TemporaryDirectory(prefix="fedlib-flower-") as temporary:
+        folder = Path(temporary)
+        out = folder / "out"
+        settings: dict[str, Any] = run_config(config, str(out), timeout=timeout,
+                                              outages=outages)
+        if mechanisms:
+            import ray.cloudpickle
 
-    @server.main()
-    def main(grid: Grid, context: Context) -> None:
-        outcome["result"] = strategy.start(grid)
+            path = folder / "mechanisms.pkl"
+            path.write_bytes(ray.cloudpickle.dumps(list(mechanisms)))
+            settings["mechanisms"] = str(path)
+        with LocalFederation(folder, simulation=runtime == "simulation",
+                             cpus=cpus) as federation:
+            federation_config = None
+            if runtime == "simulation":  # on the Ray head of the federation, or RAY_ADDRESS's
+                federation_config = {"num-supernodes": config.daccs.size,
+                                     "client-resources-num-cpus": 1,
+                                     "client-resources-num-gpus": 0}
+            else:
+                federation.add_supernodes(range(config.daccs.size))
+            ran = federation.run(stage_app(folder / "app"), settings, federation_config,
+                                 on_poll=on_poll)
+            received = ({} if runtime == "simulation" else
+                        {w: federation.received(w) for w in range(config.daccs.size)})
+        return replace(read_run(out, config, ran.stdout), received=received)
 
-    cpus = cpus or os.cpu_count() or 1
-    # Flower's and Ray's logs follow fedlib's (python -m fedlib -v shows them). Quiet, they
-    # would repeat that run_simulation is deprecated in favour of ``flwr run`` (which
-    # fedlib.flower.app serves as well) and print every failed request's traceback; the
-    # strategy records those in ``no_reply`` and logs them at INFO.
-    quiet = logging.getLogger("fedlib").getEffectiveLevel() > logging.INFO
-    logging.getLogger("flwr").setLevel(logging.CRITICAL if quiet else logging.INFO)
-    os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
-    init_args = {"log_to_driver": not quiet,
-                 "logging_level": logging.ERROR if quiet else logging.INFO}
-    if not os.environ.get("RAY_ADDRESS"):  # a cluster to join says its own CPUs
-        init_args["num_cpus"] = cpus
-    pythonpath = os.environ.get("PYTHONPATH")
-    try:
-        run_simulation(server, make_client_app(outages), num_supernodes=config.daccs.size,
-                       backend_config={"client_resources": {"num_cpus": 1, "num_gpus": 0.0},
-                                       "init_args": init_args})
-    finally:  # Flower's Ray backend sets PYTHONPATH to its sys.path for the actors: undo it
-        if pythonpath is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = pythonpath
-    if "result" not in outcome:
-        raise RuntimeError("the Flower simulation ended before the server finished its tasks; "
-                           "run with -v to see Flower's log")
-    return outcome["result"]
+
+def read_run(out: str | os.PathLike[str], config: MultiTaskConfig, log: str = "") -> FederationRun:
+    """The run the ServerApp saved in ``out`` for ``config``; ``log`` (what ``flwr run``
+    printed) goes into the error when there is none."""
+    name = f"{config.result_name()}_flower"
+    path = Path(out) / f"{name}.json"
+    if not path.exists():
+        raise RuntimeError(f"the Flower run ended without a result ({path}); its log ends:\n"
+                           + "\n".join(log.splitlines()[-40:]))
+    stored = json.loads(path.read_text())
+    seconds = json.loads((Path(out) / ".seconds" / f"{name}.json").read_text())["task_seconds"]
+    return FederationRun(MultiTaskResult(config, tuple(stored["records"]),
+                                         float(stored["wall_time_s"])), tuple(seconds))
+
+
+def run_federation(config: MultiTaskConfig, **options: Any) -> MultiTaskResult:
+    """:func:`federate`'s result in the batched engine's format (``options`` as for
+    :func:`federate`)."""
+    return federate(config, **options).result
 
 
 def round_cost(k: int, dataset: str = "mnist", rounds: int = 5, n_samples: int = 1000,
-               n_val: int = 5000, cpus: int | None = None) -> tuple[float, float]:
-    """Seconds per global round with k winners: (Flower, batched engine), same machine.
+               n_val: int = 5000, cpus: int | None = None,
+               runtimes: Sequence[Runtime] = ("simulation",)) -> tuple[float, ...]:
+    """Seconds per global round with k winners: one per runtime of ``runtimes``, then the
+    batched engine's, on this machine.
 
     Two tasks of ``rounds`` rounds with k clean workers and a budget that hires them all, in a
-    Flower federation (one process per CPU, one torch thread each) and on the batched engine
-    (one torch thread per CPU); the second task's wall time (for Flower its bid and payment
-    exchanges included; the first task also loads the data into every process) divided by
-    ``rounds``.
+    Flower federation on each runtime (simulation: one Ray actor per CPU at a time, one torch
+    thread each; deployment: one SuperNode process per worker, which starts a ClientApp
+    process per message) and on the batched engine (one torch thread per CPU); the second
+    task's wall time (for Flower its bid and payment exchanges included; the first task also
+    loads the data into every process) divided by ``rounds``.
 
-    ``cpus`` (default: all of the machine's) bounds both paths alike: Flower's worker
-    processes at a time and the engine's torch threads. With ``cpus=1`` each path has one
-    runnable thread of work, so other load on the machine slows both about alike and the ratio
-    measures work; with every CPU, a busy machine gives the federation's many processes a
-    larger share of its time than the engine's threads, and the ratio follows the load.
+    ``cpus`` (default: all of the machine's) bounds the simulation and the engine alike:
+    Flower's worker processes at a time and the engine's torch threads. With ``cpus=1`` each
+    path has one runnable thread of work, so other load on the machine slows both about alike
+    and the ratio measures work; with every CPU, a busy machine gives the federation's many
+    processes a larger share of its time than the engine's threads, and the ratio follows the
+    load. The Deployment Runtime's processes are not bounded.
     """
     config = MultiTaskConfig(dataset=dataset, groups=((1.0, k),), budget=10.0 * k, n_tasks=2,
                              eval_from=0, n_samples=n_samples, n_val=n_val, n_test=n_val,
                              device="cpu")
     config = replace(config, task=replace(config.task, rounds=rounds))
     cpus = cpus or os.cpu_count() or 1
-    strategy = MechanismStrategy(config)
-    flower = run_federation(config, strategy=strategy, cpus=cpus)
+    seconds = []
+    records: list[dict[str, Any]] = []
+    for runtime in runtimes:
+        flower = federate(config, runtime=runtime, cpus=cpus)
+        seconds.append(flower.task_seconds[1] / rounds)
+        records += flower.result.records
     finished: list[float] = []
     cores = replace(config, threads=cpus)  # as many threads as Ray has processes
     batched = run_multitask(cores, on_task=lambda record: finished.append(time.perf_counter()))
-    if any(len(record["winners"]) != k for record in (*flower.records, *batched.records)):
+    if any(len(record["winners"]) != k for record in (*records, *batched.records)):
         raise RuntimeError(f"the budget did not hire all {k} workers")
-    return strategy.task_seconds[1] / rounds, (finished[1] - finished[0]) / rounds
+    return (*seconds, (finished[1] - finished[0]) / rounds)
+
+
+__all__ = ["federate", "read_run", "round_cost", "run_federation"]

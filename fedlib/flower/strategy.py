@@ -1,145 +1,159 @@
-"""The publisher: a Flower strategy that runs the mechanism around federated training.
+"""The publisher's strategy: the global rounds of one task, as a Flower ``Strategy``.
 
 :class:`MechanismStrategy` subclasses Flower's message-based
-:class:`flwr.serverapp.strategy.Strategy`. Its :meth:`~MechanismStrategy.start` runs the tasks
-of a :class:`~fedlib.experiments.multitask.MultiTaskConfig` one after another, with the same
-steps and formulas as :func:`fedlib.experiments.multitask.run_multitask`:
+:class:`flwr.serverapp.strategy.Strategy` and keeps its contract: Flower's own
+``Strategy.start(grid, initial_arrays, num_rounds, timeout, train_config, ...) -> Result`` runs
+the rounds of a task, each through the strategy's hooks:
 
-1. **bids**: a ``query.bid`` to every node; the auction of the configured mechanism (any of
-   :data:`fedlib.mechanism.MECHANISMS`) selects winners from the bids and the reputations
-   ``Re`` (:func:`~fedlib.experiments.multitask.auction`);
-2. **global rounds**, through the strategy's own ``configure_train`` and ``aggregate_train``:
-   the global model goes to the winners, their local models come back, and the publisher
-   scores the round on its validation set (:func:`fedlib.fl.task.score_round`: true-label
-   probabilities, the leave-one-out check, contributions, Eqs. (2)-(3), the weights omega) and
-   aggregates ``sum_i omega_i theta_i``;
-3. **after the task**: ``re`` from contributions and trust (Eqs. (4)-(5),
-   :func:`fedlib.fl.task.finish_task`), ex-post payments and the reputation update, Eq. (13)
-   (:meth:`~fedlib.experiments.run_state.RunState.settle`), and a ``query.payment`` to every
-   winner.
+* :meth:`~MechanismStrategy.configure_train` sends the global model to each of the task's
+  winners with the batch order the publisher drew for it (as the batched engine draws it);
+* :meth:`~MechanismStrategy.aggregate_train` scores the round on the models that came back, on
+  the publisher's validation set (:func:`fedlib.fl.task.score_round`: true-label probabilities,
+  the leave-one-out check, contributions, Eqs. (2)-(3), the weights omega), aggregates
+  ``sum_i omega_i theta_i`` and returns the new global model with the round's record as its
+  MetricRecord, so that ``Result.train_metrics_clientapp`` holds every round
+  (:func:`round_records` reads them back).
 
-**Workers that do not answer.** Flower returns an error reply for a node that fails (or no
-reply when it times out). A worker that does not answer the bid request is left out of that
-task's auction. A winner that does not return its model in a round has submitted nothing:
-that round it is recorded as failing the leave-one-out check, with contribution 0 and weight
-0 (``passed`` false; its ``margin`` is None), and the round is scored on the models that did
-arrive. Its task contribution, trust and ``re`` therefore fall as for a failed check, and it is
-paid ex post accordingly; nothing else of the task is lost. If no model arrives at all, the
-global model stays as it was. The record of such a task lists the missing answers under
-``"no_reply"`` as ``[round, worker]`` pairs (round -1: the bid request).
+A strategy runs one task: it is made with the task's :class:`TaskPlan` (winners, their nodes,
+batch orders) and the publisher's sets, and its hooks read nothing else but their arguments
+and, as Flower's FedOpt strategies do, the global model :meth:`configure_train` sent
+(``current_arrays``: when no model passes the check, the global model stays). The tasks
+around the rounds (bids, auction, ex-post payments, reputations) are the ServerApp's loop,
+:mod:`fedlib.flower.publisher`.
+
+**A winner that does not return its model** in a round (Flower hands the strategy an error
+reply for a node that fails, none for one that times out) has submitted nothing: that round it
+is recorded as failing the leave-one-out check, with contribution 0 and weight 0 (``passed``
+false, ``margin`` NaN), and the round is scored on the models that did arrive; if none arrives,
+the global model stays as it was.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import torch
 from flwr.app import ArrayRecord, ConfigRecord, Message, MetricRecord
 from flwr.serverapp import Grid
-from flwr.serverapp.strategy import Strategy
+from flwr.serverapp.strategy import Result, Strategy
 
-from fedlib.experiments.multitask import (
-    ROUND_FIELDS,
-    MultiTaskConfig,
-    MultiTaskResult,
-    auction,
-    publisher_of,
-    task_seed,
-)
-from fedlib.experiments.run_state import RunState
-from fedlib.fl.batched import Params
-from fedlib.fl.engine import BatchedEngine, batch_orders
-from fedlib.fl.models import MODEL_FOR_DATASET
+from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.records import RoundRecord
-from fedlib.fl.seeding import torch_generator, torch_threads
-from fedlib.fl.task import Sample, finish_task, publisher_tensors, score_round
+from fedlib.fl.task import Sample, TaskOptions, score_round
 from fedlib.flower.messages import (
-    BID,
-    PAYMENT,
     TRAIN,
-    metric,
+    arrays_of,
     model_of,
     model_record,
     order_record,
     request,
 )
-from fedlib.runtime import progress
 
 logger = logging.getLogger(__name__)
 
+#: The RoundRecord fields a round's MetricRecord carries, one value per winner.
+PER_WINNER = ("delta_l", "passed", "margin", "contrib", "mean_prob", "omega")
+
+
+@dataclass(frozen=True, eq=False)
+class TaskPlan:
+    """What the publisher decided before a task's rounds.
+
+    Attributes
+    ----------
+    task : int
+    winners : tuple of int
+        The auction's winners (workers), in the order the round records list them.
+    nodes : tuple of int
+        The node each winner runs on.
+    orders : torch.Tensor
+        int64, (rounds, winners, epochs, samples): each round's batch order of each winner.
+    """
+
+    task: int
+    winners: tuple[int, ...]
+    nodes: tuple[int, ...]
+    orders: torch.Tensor
+
+    def __post_init__(self) -> None:
+        if len(self.winners) != len(self.nodes) or not self.winners:
+            raise ValueError(f"a plan needs one node per winner and at least one winner, got "
+                             f"{len(self.winners)} winners on {len(self.nodes)} nodes")
+        if self.orders.ndim != 4 or self.orders.shape[1] != len(self.winners):
+            raise ValueError(f"orders must be (rounds, {len(self.winners)}, epochs, samples), "
+                             f"got {tuple(self.orders.shape)}")
+
 
 class MechanismStrategy(Strategy):
-    """Run the tasks of ``config`` over the nodes of a Flower grid.
+    """The global rounds of one task of the mechanism over the winners' nodes.
 
     Parameters
     ----------
-    config : MultiTaskConfig
-        The run (dataset, mechanism, workers, budget, rounds, seed, ...); ``attacks`` are not
-        supported here. The server evaluates on ``config.device``.
-    timeout : float, default 600
-        Seconds to wait for the replies to one round of requests.
-    round_fields : tuple of str
-        The :class:`~fedlib.fl.records.RoundRecord` fields each task record keeps per round.
+    plan : TaskPlan
+        The task, its winners, their nodes and batch orders.
+    engine : BatchedEngine
+        Scores and aggregates the submitted models on the publisher's device.
+    validation, test : (images, labels)
+        The publisher's sets, preprocessed (:func:`fedlib.fl.task.publisher_tensors`).
+    options : TaskOptions
+        The task's constants (the check's delta, s0, the contribution weighting).
+
+    Examples
+    --------
+    In a ServerApp (``grid`` from Flower), with the plan and the sets the publisher made::
+
+        strategy = MechanismStrategy(plan, engine, validation, test, config.task)
+        result = strategy.start(grid, model_record(params), num_rounds=config.task.rounds)
+        rounds = round_records(result)
     """
 
-    def __init__(self, config: MultiTaskConfig, timeout: float = 600.0,
-                 round_fields: tuple[str, ...] = ROUND_FIELDS) -> None:
-        if config.attacks:
-            raise ValueError("the Flower engine runs honest workers only: attacks are "
-                             "simulated by the batched engine (fedlib.fl.attacks)")
-        if not timeout > 0:
-            raise ValueError(f"timeout must be positive, got {timeout!r}")
-        self.config, self.timeout, self.round_fields = config, timeout, round_fields
-        self.engine = BatchedEngine(MODEL_FOR_DATASET[config.dataset], device=config.device)
-        self.run = RunState(config)
-        #: Wall seconds of each task run so far (bids, rounds and payments).
-        self.task_seconds: list[float] = []
-        self._sets: tuple[Sample, Sample] | None = None
-        self._task = 0
-        self._winners: dict[int, int] = {}  # worker -> node of the current task's winners
-        self._orders = torch.empty(0)
-        self._params: Params = {}
-        self._records: list[RoundRecord] = []
-        self._missing: list[list[int]] = []
+    def __init__(self, plan: TaskPlan, engine: BatchedEngine, validation: Sample, test: Sample,
+                 options: TaskOptions) -> None:
+        if plan.orders.shape[0] < options.rounds:
+            raise ValueError(f"the plan holds batch orders for {plan.orders.shape[0]} rounds, "
+                             f"the task has {options.rounds}")
+        self.plan, self.engine, self.options = plan, engine, options
+        self.validation, self.test = validation, test
+        #: The global model :meth:`configure_train` last sent (Flower's FedOpt keeps it too).
+        self.current_arrays: ArrayRecord | None = None
 
-    # -- Flower's per-round interface ------------------------------------------------------
     def configure_train(self, server_round: int, arrays: ArrayRecord, config: ConfigRecord,
                         grid: Grid) -> Iterable[Message]:
-        """One ``train`` message per winner: the global model and its batch order."""
-        return [request(TRAIN, node, self.config, self._task, server_round - 1, model=arrays,
-                        order=order_record(self._orders[i]))
-                for i, node in enumerate(self._winners.values())]
+        """One ``train`` message per winner: the global model and its batch order, with
+        ``config``, the task and the round."""
+        self.current_arrays = arrays
+        header = ConfigRecord({**config, "task": self.plan.task, "server-round": server_round})
+        return [request(TRAIN, node, header, arrays=arrays,
+                        order=order_record(self.plan.orders[server_round - 1, i]))
+                for i, node in enumerate(self.plan.nodes)]
 
     def aggregate_train(self, server_round: int, replies: Iterable[Message]
                         ) -> tuple[ArrayRecord | None, MetricRecord | None]:
-        """Score the round on the models that arrived and aggregate them with omega."""
-        params = self._params
-        winners = list(self._winners)
-        models: dict[int, Params] = {}
-        for message in replies:
-            if not message.has_error():
-                models[int(metric(message, "worker"))] = model_of(message.content["model"])
-        arrived = [i for i, worker in enumerate(winners) if worker in models]
-        self._missing += [[server_round - 1, w] for w in winners if w not in models]
-        validation, test = self._sets
+        """Score the round on the models that arrived and aggregate them with omega; the
+        round's record is the MetricRecord."""
+        if self.current_arrays is None:
+            raise RuntimeError("aggregate_train before configure_train: nothing was sent")
+        device = self.engine.device
+        params = model_of(self.current_arrays, device)
+        position = {node: i for i, node in enumerate(self.plan.nodes)}
+        models = {position[message.metadata.src_node_id]: model_of(arrays_of(message), device)
+                  for message in replies if not message.has_error()}
+        arrived = sorted(models)
         if arrived:
-            stacked = {key: torch.stack([models[winners[i]][key] for i in arrived]).to(
-                self.engine.device) for key in params}
-            record, self._params = score_round(self.engine, stacked, params, validation, test,
-                                               self.config.task)
+            stacked = {key: torch.stack([models[i][key] for i in arrived]) for key in params}
+            record, params = score_round(self.engine, stacked, params, self.validation,
+                                         self.test, self.options)
         else:  # nothing to score: the global model stays
             nothing = np.zeros(0)
             record = RoundRecord(float("nan"), nothing, nothing.astype(bool), nothing, nothing,
-                                 nothing, nothing, *self.engine.evaluate(params, *test), None)
-        self._records.append(_widen(record, arrived, len(winners)))
-        return (model_record(self._params),
-                MetricRecord({"test_loss": record.test_loss, "test_acc": record.test_acc,
-                              "passed": int(record.passed.sum()), "arrived": len(arrived)}))
+                                 nothing, nothing, *self.engine.evaluate(params, *self.test),
+                                 None)
+        k = len(self.plan.winners)
+        return model_record(params), round_metrics(_widen(record, arrived, k), arrived, k)
 
     def configure_evaluate(self, server_round: int, arrays: ArrayRecord, config: ConfigRecord,
                            grid: Grid) -> Iterable[Message]:
@@ -148,102 +162,60 @@ class MechanismStrategy(Strategy):
 
     def aggregate_evaluate(self, server_round: int, replies: Iterable[Message]
                            ) -> MetricRecord | None:
+        """None: no client-side evaluation."""
         return None
 
     def summary(self) -> None:
-        logger.info("MechanismStrategy: %s, %d tasks of %d rounds", self.config.result_name(),
-                    self.config.n_tasks, self.config.task.rounds)
+        """Log the task this strategy runs."""
+        logger.info("MechanismStrategy: task %d, winners %s on nodes %s", self.plan.task,
+                    list(self.plan.winners), list(self.plan.nodes))
 
-    # -- the run -----------------------------------------------------------------------------
-    def start(self, grid: Grid) -> MultiTaskResult:  # type: ignore[override]
-        """Run every task of the configuration (bids, rounds, payments) and return the result
-        in the batched engine's format."""
-        self.summary()
-        config = self.config
-        nodes = _wait_for_nodes(grid, config.daccs.size, self.timeout)
-        with torch_threads(config.threads):
-            self._sets = publisher_tensors(self.engine, publisher_of(config))
-            for task in progress(range(config.n_tasks), desc=f"{config.result_name()} (Flower)"):
-                began = time.perf_counter()
-                self._run_task(grid, nodes, task)
-                self.task_seconds.append(time.perf_counter() - began)
-                self.run.seconds += self.task_seconds[-1]
-        return MultiTaskResult(config, tuple(self.run.records), self.run.seconds)
 
-    def _run_task(self, grid: Grid, nodes: list[int], task: int) -> None:
-        config, run = self.config, self.run
-        self._task, self._records, self._missing = task, [], []
-        bids, node_of = self._collect_bids(grid, nodes, task)
-        bidders = np.flatnonzero(~np.isnan(bids))
-        allocation = auction(config, task, run.ledger.Re[bidders], bids[bidders])
-        winners = bidders[allocation.winners]
-        result = None
-        if winners.size:
-            self._winners = {int(w): node_of[int(w)] for w in winners}
-            generator = torch_generator(task_seed(config, task))
-            self._params = (self.engine.init_params(generator) if config.fresh_model or
-                            run.params is None else run.params)
-            for server_round in range(1, config.task.rounds + 1):
-                self._orders = batch_orders(winners.size, config.n_samples, config.task.epochs,
-                                            generator)
-                replies = grid.send_and_receive(
-                    self.configure_train(server_round, model_record(self._params),
-                                         ConfigRecord(), grid), timeout=self.timeout)
-                self.aggregate_train(server_round, replies)
-            result = finish_task(self._records, config.task, self._params)
-        run.settle(task, bids, allocation, result, self.round_fields, bidders)
-        record = run.records[-1]
-        if self._missing:
-            logger.info("task %d: no reply from [round, worker] %s (round -1: the bid request)",
-                        task, self._missing)
-            record["no_reply"] = self._missing
-            record["rounds"] = {name: [[None if value != value else value for value in row]
-                                       if isinstance(row, list) else row for row in values]
-                                for name, values in record["rounds"].items()}  # NaN: None
-        payments = dict(zip(record["winners"], record["payments"], strict=True))
-        if payments:
-            grid.send_and_receive([request(PAYMENT, node_of[w], config, task,
-                                           metrics=MetricRecord({"payment": paid}))
-                                   for w, paid in payments.items()], timeout=self.timeout)
+def round_metrics(record: RoundRecord, arrived: list[int], k: int) -> MetricRecord:
+    """A round's record (over all k winners) as a MetricRecord; ``arrived``: the winners whose
+    model came back."""
+    values: dict[str, Any] = {name: [float(v) for v in getattr(record, name)]
+                              for name in PER_WINNER}
+    values["passed"] = [int(v) for v in record.passed]
+    values["arrived"] = [int(i in arrived) for i in range(k)]
+    values.update(loss_all=float(record.loss_all), test_loss=float(record.test_loss),
+                  test_acc=float(record.test_acc))
+    return MetricRecord(values)
 
-    def _collect_bids(self, grid: Grid, nodes: list[int], task: int
-                      ) -> tuple[np.ndarray, dict[int, int]]:
-        """Every worker's bid (NaN for no answer) and the node each worker runs on."""
-        bids = np.full(self.config.daccs.size, np.nan)
-        node_of: dict[int, int] = {}
-        replies = grid.send_and_receive([request(BID, node, self.config, task) for node in nodes],
-                                        timeout=self.timeout)
-        for message in replies:
-            if not message.has_error():
-                worker = int(metric(message, "worker"))
-                bids[worker] = float(metric(message, "bid"))
-                node_of[worker] = message.metadata.src_node_id
-        self._missing += [[-1, int(w)] for w in np.flatnonzero(np.isnan(bids))]
-        return bids, node_of
+
+def round_records(result: Result) -> list[RoundRecord]:
+    """The rounds of a task from the :class:`~flwr.serverapp.strategy.Result` of
+    :meth:`MechanismStrategy.start`, in order."""
+    rounds = []
+    for server_round in sorted(result.train_metrics_clientapp):
+        metrics: dict[str, Any] = dict(result.train_metrics_clientapp[server_round])
+        arrays = {name: np.array(metrics[name], dtype=float) for name in PER_WINNER}
+        arrays["passed"] = arrays["passed"].astype(bool)
+        rounds.append(RoundRecord(float(metrics["loss_all"]), arrays["delta_l"],
+                                  arrays["passed"], arrays["margin"], arrays["contrib"],
+                                  arrays["mean_prob"], arrays["omega"],
+                                  float(metrics["test_loss"]), float(metrics["test_acc"]), None))
+    return rounds
+
+
+def missing_models(result: Result) -> list[tuple[int, int]]:
+    """``(round from 0, winner position)`` of every model that did not arrive."""
+    arrivals: dict[int, Any] = {server_round: metrics["arrived"] for server_round, metrics
+                                in result.train_metrics_clientapp.items()}
+    return [(server_round - 1, i) for server_round in sorted(arrivals)
+            for i, arrived in enumerate(arrivals[server_round]) if not arrived]
 
 
 def _widen(record: RoundRecord, arrived: list[int], k: int) -> RoundRecord:
     """A round record over all k winners from one over those whose models ``arrived``: the
     others failed the check, with contribution and weight 0 and no loss difference."""
-    def full(values: np.ndarray | None, missing: Any) -> np.ndarray | None:
-        if values is None:
-            return None
+    def full(values: np.ndarray, missing: Any) -> np.ndarray:
         out = np.full(k, missing, dtype=np.result_type(values.dtype, type(missing)))
         out[arrived] = values
         return out
 
+    local = None if record.local_acc is None else full(record.local_acc, np.nan)
     return replace(record, delta_l=full(record.delta_l, np.nan),
                    passed=full(record.passed, False), margin=full(record.margin, np.nan),
                    contrib=full(record.contrib, 0.0), mean_prob=full(record.mean_prob, np.nan),
-                   omega=full(record.omega, 0.0), local_acc=full(record.local_acc, np.nan))
-
-
-def _wait_for_nodes(grid: Grid, workers: int, timeout: float) -> list[int]:
-    """The grid's nodes once there is one per worker (they register as they start)."""
-    deadline = time.monotonic() + timeout
-    while len(nodes := sorted(grid.get_node_ids())) < workers:
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{len(nodes)} of {workers} nodes connected within {timeout:g} s:"
-                               f" the run needs one node per worker")
-        time.sleep(0.1)
-    return nodes
+                   omega=full(record.omega, 0.0), local_acc=local)

@@ -22,6 +22,12 @@ CHROMIUM_FLAGS = (
 
 #: Runs in the page and returns the problems it can see (raw TeX, broken images, ...).
 PAGE_CHECK_JS = (Path(__file__).parent / "page_check.js").read_text()
+#: Runs in the page laid out for print and returns what would print wrongly (screen chrome, a
+#: folded output left out, code or a table cut at the page edge).
+PRINT_CHECK_JS = (Path(__file__).parent / "print_check.js").read_text()
+#: The text column of a printed page in CSS pixels: A4 (8.27 in) less the PDF script's margins
+#: (0.6 in each side), at 96 px per inch.
+PRINT_WIDTH_PX = 679
 
 
 @dataclass
@@ -82,3 +88,19 @@ def check_page(driver: webdriver.Chrome, page: Path, screenshot: Path | None = N
         driver.set_window_size(1280, 2000)
     return PageReport(page, result["title"], result["figures"], result["widgets"],
                       result["widget_images"], result["mathjax"], problems)
+
+
+def print_problems(driver: webdriver.Chrome) -> list[str]:
+    """Lay the loaded page out as it prints (print media, the printed column's width), fire
+    ``beforeprint`` (folded outputs and solutions open) and return what would print wrongly.
+
+    The page stays ready for print (``beforeprint`` is not undone); the layout is restored."""
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": PRINT_WIDTH_PX, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        driver.execute_script("window.dispatchEvent(new Event('beforeprint'));")
+        return list(driver.execute_script(PRINT_CHECK_JS))
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})

@@ -1,56 +1,234 @@
-"""The whole book as one PDF (``scripts/build_pdf.sh``, after the HTML build): every chapter in
-it, math typeset, and linked from the introduction; and every chapter offers its notebook and
-its MyST source for download."""
+"""The whole book as one PDF (``scripts/build_pdf.sh``, after the HTML build), read as a reader
+would use it: a title page that says what and whose it is, a table of contents whose page
+numbers find the sections, a number on every page, bookmarks by part, chapter and section,
+every link inside the book a jump inside the PDF, no screen chrome, folded outputs printed,
+math typeset; linked from the introduction; every chapter offers its notebook and source."""
 
 from __future__ import annotations
 
 import os
 import re
+import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+import yaml
 from pypdf import PdfReader
 
-from fedlib.book import ROOT, chapter_titles, notebook_chapters, toc_files
+from fedlib.book import ROOT, chapter_titles, notebook_chapters, toc_files, toc_parts
+
+sys.path.insert(0, str(Path(__file__).parent))
+from browser import print_problems  # noqa: E402
 
 PDF = Path(os.environ.get("FEDLIB_PDF", ROOT / "_build/pdf/book.pdf"))
 #: TeX that MathJax would have typeset: left in the PDF's text it means raw formulas.
 RAW_TEX = ("\\frac", "$$", "\\begin{", "\\mathrm", "\\sum_", "\\tag{")
+#: Screen chrome that must not print: myst-nb's fold bars, widget markup, the theme's buttons.
+CHROME = ("Show code cell", "Hide code cell", "application/vnd.jupyter", "widget-view",
+          "Loading widget", "Copy to clipboard", "Skip to main content", "Back to top")
 
 
 @pytest.fixture(scope="module")
-def book() -> tuple[PdfReader, str]:
+def book() -> tuple[PdfReader, list[str]]:
     if not PDF.exists():
         pytest.fail(f"no PDF at {PDF}: run `bash scripts/build_pdf.sh` after the HTML build")
     reader = PdfReader(PDF)
-    return reader, "\n".join(page.extract_text() or "" for page in reader.pages)
+    return reader, [page.extract_text() or "" for page in reader.pages]
 
 
 def _squeezed(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def test_every_chapter_is_in_the_pdf_in_book_order(book):
-    """A bookmark per chapter, in book order, each on a page that begins with its title."""
+def _page_of(reader: PdfReader, item) -> int:
+    return reader.get_destination_page_number(item)
+
+
+def _outline_tree(reader: PdfReader, items=None) -> list[tuple[str, int, list]]:
+    """The bookmarks as (title, page index, children)."""
+    items = reader.outline if items is None else items
+    tree = []
+    for item in items:
+        if isinstance(item, list):
+            title, page, _ = tree[-1]
+            tree[-1] = (title, page, _outline_tree(reader, item))
+        else:
+            tree.append((item.title, _page_of(reader, item), []))
+    return tree
+
+
+def test_the_title_page_says_what_and_whose_the_book_is(book):
+    reader, texts = book
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    first = _squeezed(texts[0])
+    assert _squeezed(config["title"]) in first
+    for author in cff["authors"]:
+        assert _squeezed(author["name"]) in first
+    assert f"Version{cff['version']}" in first
+    assert re.search(r"Printedon\d{4}-\d{2}-\d{2}fromcommit[0-9a-f]{7,}", first), texts[0]
+    assert _squeezed(cff["references"][0]["title"]) in first  # the paper it reproduces
+    assert reader.metadata.title == config["title"]
+
+
+def test_every_page_but_the_title_page_has_its_number_in_the_footer(book):
+    _, texts = book
+    assert len(texts) > 20
+    unnumbered = [index + 1 for index, text in enumerate(texts[1:], start=1)
+                  if not re.search(rf"(^|\D){index + 1}\s*$", text.strip())]
+    assert not unnumbered, f"pages without their number in the footer: {unnumbered[:20]}"
+
+
+def test_the_contents_list_every_chapter_at_its_page(book):
+    """The printed contents (page 2 on) name each chapter and its page number, and that page
+    of the PDF begins the chapter."""
+    reader, texts = book
+    assert texts[1].lstrip().startswith("Contents")
+    intro = _outline_tree(reader)[1][1]  # the contents fill the pages before the introduction
+    contents = _squeezed("".join(texts[1:intro]))
+    titles = chapter_titles()
+    for name in toc_files():
+        title = titles[Path(name).name]
+        found = re.search(re.escape(_squeezed(title)) + r"(\d+)", contents)
+        assert found, f"{title!r} is not in the printed contents"
+        page = int(found.group(1))
+        assert _squeezed(title) in _squeezed(texts[page - 1]), \
+            f"the contents put {title!r} on page {page}, which does not show it"
+
+
+def test_bookmarks_nest_parts_chapters_and_sections(book):
+    reader, texts = book
+    tree = _outline_tree(reader)
+    titles = chapter_titles()
+    parts = toc_parts()
+    assert [title for title, _, _ in tree] == (
+        ["Contents", titles[Path(toc_files()[0]).name]] + list(parts))
+    chapters_seen = []
+    for (_, page, children), names in zip(tree[2:], parts.values(), strict=True):
+        assert [title for title, _, _ in children] == [titles[Path(n).name] for n in names]
+        assert page == children[0][1]
+        chapters_seen += children
+    starts = [page for _, page, _ in chapters_seen]
+    assert starts == sorted(set(starts))
+    for title, start, _ in chapters_seen:
+        assert _squeezed(title) in _squeezed(texts[start]), f"{title!r} is not on page {start + 1}"
+    with_sections = [title for title, _, sections in chapters_seen if sections]
+    assert len(with_sections) >= len(chapters_seen) - 2, "chapters without section bookmarks"
+    for title, start, sections in chapters_seen:
+        for _, page, _ in sections:
+            assert start <= page < len(texts), f"a section of {title!r} points outside it"
+
+
+def _links(reader: PdfReader):
+    for index, page in enumerate(reader.pages):
+        for ref in page.get("/Annots") or []:
+            annotation = ref.get_object()
+            if annotation.get("/Subtype") == "/Link":
+                yield index, annotation
+
+
+def test_links_jump_inside_the_pdf_or_to_the_web(book):
+    """No link to the machine that built the PDF; every internal link names a page of it."""
     reader, _ = book
-    titles = list(chapter_titles().values())
-    assert [item.title for item in reader.outline] == titles
-    starts = [reader.get_destination_page_number(item) for item in reader.outline]
-    assert starts[0] == 0 and starts == sorted(set(starts)) and len(reader.pages) > starts[-1]
-    for title, start in zip(titles, starts, strict=True):
-        first_page = _squeezed(reader.pages[start].extract_text() or "")
-        assert _squeezed(title) in first_page, f"{title!r} is not on its first page {start}"
+    pages = {page.indirect_reference.idnum: index for index, page in enumerate(reader.pages)}
+    internal, bad = 0, []
+    for index, annotation in _links(reader):
+        action = annotation.get("/A")
+        action = action.get_object() if action is not None else {}
+        if action.get("/S") == "/URI":
+            uri = str(action["/URI"])
+            if not re.match(r"(https?|mailto):", uri):
+                bad.append(f"page {index + 1}: {uri}")
+            continue
+        dest = annotation.get("/Dest", action.get("/D"))
+        dest = dest.get_object() if hasattr(dest, "get_object") else dest
+        if isinstance(dest, list) and dest and dest[0].idnum in pages:
+            internal += 1
+        else:
+            bad.append(f"page {index + 1}: internal link without a page: {dest!r}")
+    assert not bad, f"{len(bad)} dead links, e.g. {bad[:5]}"
+    assert internal > 200, f"only {internal} internal links"
+
+
+def test_no_screen_chrome_is_printed(book):
+    _, texts = book
+    found = {token: [i + 1 for i, text in enumerate(texts) if token in text] for token in CHROME}
+    assert not {token: pages for token, pages in found.items() if pages}
 
 
 def test_the_math_is_typeset(book):
-    _, text = book
+    _, texts = book
+    text = "\n".join(texts)
     assert not [tex for tex in RAW_TEX if tex in text]
 
 
-def test_the_pdf_is_linked_from_the_introduction(html_dir):
-    intro = (html_dir / f"{toc_files()[0]}.html").read_text()
-    assert 'href="book.pdf"' in intro
-    assert (html_dir / "book.pdf").read_bytes() == PDF.read_bytes()
+class _FoldedOutputs(HTMLParser):
+    """The text of every output folded behind "Show code cell output" (hide-output)."""
+
+    def __init__(self):
+        super().__init__()
+        self.depth, self.texts = 0, []
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if tag == "details" and self.depth == 0 and {"hide", "below-input"} <= set(classes):
+            self.depth, self.texts = 1, [*self.texts, ""]
+        elif self.depth and tag == "details":
+            self.depth += 1
+
+    def handle_endtag(self, tag):
+        if self.depth and tag == "details":
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.texts[-1] += data
+
+
+def test_folded_outputs_are_printed(book, html_dir):
+    """An output folded in the HTML (e.g. chapter 11's table of the paper's claims) prints."""
+    _, texts = book
+    printed = _squeezed("".join(texts))
+    missing = []
+    for name in toc_files():
+        parser = _FoldedOutputs()
+        parser.feed((html_dir / f"{name}.html").read_text())
+        for text in parser.texts:
+            words = re.sub(r"Show code cell output|Hide code cell output", "", text)
+            words = _squeezed(words)[:30]
+            if len(words) >= 12 and words not in printed:
+                missing.append(f"{name}: {words}")
+    assert not missing
+
+
+def test_the_pdf_link_of_the_introduction_resolves(html_dir):
+    """Followed from the page it is on, the introduction's link opens this PDF."""
+    intro = html_dir / f"{toc_files()[0]}.html"
+    links = re.findall(r'href="([^"#?]*book\.pdf)"', intro.read_text())
+    assert links, "the introduction does not link to the PDF"
+    for link in links:
+        target = (intro.parent / link).resolve()
+        assert target.is_file(), f"{link} from {intro.name} resolves to nothing ({target})"
+        assert target.read_bytes() == PDF.read_bytes()
+
+
+def test_the_print_check_sees_screen_chrome(driver, tmp_path):
+    """The check the PDF script runs on every page before printing it fails a page that would
+    print a widget, a fold bar, a folded output, cut code and a table too wide for paper."""
+    page = tmp_path / "broken.html"
+    page.write_text("""<!doctype html><html><body><main>
+<details class="hide below-input"><summary>Show code cell output</summary><p>out</p></details>
+<div class="jupyter-widgets"><input type="range"></div>
+<pre style="white-space: pre; overflow: auto">""" + "x" * 400 + """</pre>
+<table style="width: 1500px"><tr><td>wide</td></tr></table>
+</main></body></html>""")
+    driver.get(page.as_uri())
+    problems = " | ".join(print_problems(driver))
+    for expected in ("printed screen chrome (summary)", "printed screen chrome (input)",
+                     "printed screen chrome (.jupyter-widgets)", "a folded output is left out",
+                     "code cut off", "table wider than the printed column"):
+        assert expected in problems, f"{expected!r} not reported in: {problems}"
 
 
 @pytest.mark.parametrize("chapter", [path.stem for path in notebook_chapters()])

@@ -21,11 +21,19 @@ for (const el of document.querySelectorAll('.output.traceback, .output.error, .c
   problems.push('error output cell: ' + el.textContent.trim().slice(0, 120));
 }
 // A table must fit its column: no clipped or scrolling part (every ancestor that clips it, and
-// the window, holds its whole width).
+// the window, holds its whole width), and nothing past the article's text column. (Measured
+// against the window only, a table spilling into the empty right margin passed.)
+const article = document.querySelector('main article, main .bd-article') || document.querySelector('main');
+const columnRight = article ? article.getBoundingClientRect().right -
+  parseFloat(getComputedStyle(article).paddingRight || '0') : document.documentElement.clientWidth;
 for (const table of document.querySelectorAll('main table')) {
   const box = table.getBoundingClientRect();
   if (box.width === 0) continue;
-  let clipped = box.right > document.documentElement.clientWidth + 1;
+  // A cell tagged full-width is laid out across the margin on purpose (the theme's design):
+  // its own box is its column. Any other table keeps to the article's text column.
+  const wide = table.closest('.tag_full-width, .full-width');
+  const limit = wide ? wide.getBoundingClientRect().right : columnRight;
+  let clipped = box.right > Math.min(document.documentElement.clientWidth, limit) + 1;
   for (let el = table.parentElement; el && !clipped; el = el.parentElement) {
     if (getComputedStyle(el).overflowX === 'visible') continue;
     const frame = el.getBoundingClientRect();
@@ -34,6 +42,16 @@ for (const table of document.querySelectorAll('main table')) {
   if (clipped) {
     const head = (table.querySelector('th, td') || table).textContent.trim().slice(0, 40);
     problems.push('table wider than its column (' + Math.round(box.width) + ' px): ' + head);
+  }
+}
+// Text (a list of provenance, a paragraph) must not run past its block: a long unbreakable
+// word or path spills into the margin.
+for (const el of document.querySelectorAll('main li, main dd, main p, main td')) {
+  if (el.closest('pre, .highlight, table table, mjx-container')) continue;
+  if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1 &&
+      getComputedStyle(el).overflowX === 'visible') {
+    problems.push('text wider than its column (' + (el.scrollWidth - el.clientWidth) + ' px): ' +
+                  el.textContent.trim().slice(0, 60));
   }
 }
 // Every figure has a caption: an image of a cell's output sits in a <figure> with a

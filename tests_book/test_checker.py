@@ -23,6 +23,9 @@ BROKEN = """<!doctype html><html><head><title>broken</title></head><body><main>
 <td>a_table_much_wider_than_the_300_px_column_that_holds_it_and_scrolls_sideways</td>
 </tr></table></div>
 <div class="cell"><div class="cell_output"><img src="PIXEL" alt="uncaptioned-plot"></div></div>
+<article style="width: 400px"><table style="width: 700px"><tr><td>spills_into_the_margin</td>
+</tr></table><ul><li>results/ch11/an_unbreakable_provenance_path_longer_than_the_column_is_wide_x.json
+</li></ul></article>
 </main></body></html>""".replace("PIXEL", PIXEL)
 
 CLEAN = """<!doctype html><html><head><title>clean</title></head><body><main>
@@ -42,7 +45,9 @@ def test_broken_page_is_reported(driver, tmp_path):
     problems = " | ".join(check_page(driver, page, settle=0.2).problems)
     for expected in ("raw TeX $$", "raw TeX \\begin{", "broken image", "error output cell",
                      "undefined cross-reference", "widget without its default figure",
-                     "table wider than its column", "figure without a caption: uncaptioned"):
+                     "table wider than its column", "figure without a caption: uncaptioned",
+                     "table wider than its column (700 px): spills_into_the_margin",
+                     "text wider than its column"):
         assert expected in problems, f"{expected!r} not reported in: {problems}"
 
 

@@ -1,0 +1,38 @@
+"""Figures are numbered per chapter ("Fig. 3.2", the second figure of chapter 3), so that the
+book's figure numbers are never taken for the paper's (chapter 01's third figure is not "Fig. 3",
+which a reader would read as the paper's Figure 3). The chapters of the book's parts are
+numbered (``numbered: 1`` in ``_toc.yml``) and Sphinx then numbers figures within them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from fedlib.book import BACK_MATTER, toc_parts
+
+NUMBERED = [name for caption, names in toc_parts().items() if caption != BACK_MATTER
+            for name in names]
+
+
+def _chapter_number(page: str) -> str | None:
+    heading = re.search(r"<h1[^>]*>\s*<span class=\"section-number\">(\d+)\.\s*</span>", page)
+    return heading.group(1) if heading else None
+
+
+def test_the_chapters_of_the_parts_are_numbered_in_order(html_dir):
+    numbers = [_chapter_number((html_dir / f"{name}.html").read_text()) for name in NUMBERED]
+    assert numbers == [str(i) for i in range(1, len(NUMBERED) + 1)], numbers
+
+
+@pytest.mark.parametrize("name", NUMBERED)
+def test_figure_numbers_carry_their_chapter(html_dir, name):
+    page = (html_dir / f"{name}.html").read_text()
+    chapter = _chapter_number(page)
+    captions = re.findall(r'<span class="caption-number">([^<]*)</span>', page)
+    references = re.findall(r'<span class="std std-numref">([^<]*)</span>', page)
+    flat = [text for text in captions + references
+            if re.match(r"(Fig\.|Table|Listing)\s*\d+\s*$", text.strip())]
+    assert not flat, f"{name}: numbers without their chapter: {flat[:5]}"
+    own = [text for text in captions if text.strip().startswith("Fig")]
+    assert all(re.match(rf"Fig\.\s*{chapter}\.\d+", text.strip()) for text in own), own

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -35,8 +36,11 @@ def _free_port() -> int:
 
 
 @contextmanager
-def lab_server(root: str, data: str, timeout: float = 90.0) -> Iterator[str]:
-    """Run ``jupyter lab`` on ``root``; yields the URL of the app, token included."""
+def lab_server(root: str, data: str, timeout: float = 90.0,
+               disabled: tuple[str, ...] = ()) -> Iterator[str]:
+    """Run ``jupyter lab`` on ``root``; yields the URL of the app, token included.
+    ``disabled`` names JupyterLab extensions to leave out (a user-level ``page_config.json`` in a
+    throw-away configuration folder)."""
     port, token = _free_port(), secrets.token_hex(16)
     scratch = tempfile.mkdtemp(prefix="fedlib-lab-")
     # A fresh user: no saved workspace, and no "fetch news?" toast over the screenshots.
@@ -44,8 +48,19 @@ def lab_server(root: str, data: str, timeout: float = 90.0) -> Iterator[str]:
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    # Every cell of a notebook in the page, not only those in view: markdown renders as the
+    # notebook opens, and no renderer works on a cell that windowing has just taken away.
+    notebook = settings.parent / "notebook-extension"
+    notebook.mkdir()
+    (notebook / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
     env = dict(os.environ, FEDLIB_FAST="1", FEDLIB_DATA=data, JUPYTERLAB_WORKSPACES_DIR=scratch,
                JUPYTERLAB_SETTINGS_DIR=str(settings.parent.parent))
+    if disabled:
+        labconfig = Path(scratch, "config", "labconfig")
+        labconfig.mkdir(parents=True)
+        (labconfig / "page_config.json").write_text(
+            json.dumps({"disabledExtensions": {name: True for name in disabled}}))
+        env["JUPYTER_CONFIG_DIR"] = str(labconfig.parent)
     log = open(os.path.join(scratch, "server.log"), "w+")  # noqa: SIM115 - closed below
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
@@ -105,6 +120,55 @@ def open_chapter(driver: WebDriver, path: str) -> dict[str, Any]:
         await widget.context.ready;
         return {{cells: widget.context.model.cells.length,
                  factory: widget.context.model.type, path: widget.context.path}};""", path)
+
+
+#: MyST markup that a renderer which does not know MyST leaves in the text: a role
+#: (``{doc}`x``` shows as ``{doc}`` before the name), a directive fence (``:::{admonition}``),
+#: or a target (``(sec-x)=`` on its own line).
+RAW_MYST = re.compile(r"(?::{3,}|`{3,})\{[\w:-]+\}|\{[a-z][\w:-]*\}(?=[`\w])|^\([\w-]+\)=\s*$",
+                      re.MULTILINE)
+
+
+def rendered_markdown(driver: WebDriver, timeout: float = 15.0) -> list[str | None]:
+    """The text of every markdown cell of the current notebook as rendered (None for a cell
+    that did not render within ``timeout`` seconds): by JupyterLab's own renderer
+    (``.jp-RenderedMarkdown``) or jupyterlab-myst's (``.myst``). :func:`lab_server` turns the
+    notebook's windowing off, so that every cell renders as the notebook opens; each is still
+    scrolled to first, in case a renderer waits for its cell to be seen."""
+    cells = run_js(driver, "return app.shell.currentWidget.content.widgets.length;")
+    driver.set_script_timeout(30 + cells * timeout)
+    return run_js(driver, """
+        const nb = app.shell.currentWidget.content;
+        const sleep = ms => new Promise(done => setTimeout(done, ms));
+        const rendered = '.jp-RenderedMarkdown, .myst';
+        const texts = [];
+        for (let i = 0; i < nb.widgets.length; i++) {
+            const cell = nb.widgets[i];
+            if (cell.model.type !== 'markdown') continue;
+            await nb.scrollToItem(i, 'center');
+            const node = () => cell.node.querySelector(rendered);
+            for (let t = 0; t < args[0] * 4 && !node(); t++) { await sleep(250); }
+            // a renderer may attach its node before filling it; a cell may render empty
+            // (a lone {solution-end})
+            for (let t = 0; t < 8 && node() && !node().innerText.trim(); t++) {
+                await sleep(250);
+            }
+            texts.push(node() ? node().innerText : null);
+        }
+        return texts;""", timeout)
+
+
+def raw_myst(texts: list[str | None]) -> list[str]:
+    """The MyST markup left in rendered markdown texts, each with a little context (and an
+    entry for each cell that did not render)."""
+    found = []
+    for i, text in enumerate(texts):
+        if text is None:
+            found.append(f"markdown cell {i} did not render")
+            continue
+        found += [f"cell {i}: ...{text[max(0, m.start() - 30):m.end() + 30]!r}..."
+                  for m in RAW_MYST.finditer(text)]
+    return found
 
 
 def run_all(driver: WebDriver, timeout: float = 300.0) -> dict[str, Any]:

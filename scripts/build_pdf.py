@@ -177,6 +177,14 @@ License: {e(str(cff.get('license', '')))}. Cite this book as in <code>CITATION.c
 </div></body></html>"""
 
 
+def numbered(page: Printed, title: str) -> str:
+    """A chapter's title with its number ("3. Selecting and paying workers"), as its heading
+    shows it when the table of contents numbers it (figures are numbered "Fig. 3.1" after it)."""
+    heading = next((s["title"] for s in page.sections if s["level"] == 1), "")
+    number = re.match(r"(\d+)\.\s", heading)
+    return f"{number.group(1)}. {title}" if number else title
+
+
 def contents_html(html: Path, printed: list[Printed], first_page: dict[str, int]) -> str:
     """The printed table of contents: parts, chapters and their sections, with page numbers
     (as printed in the footers) and links to them."""
@@ -190,7 +198,7 @@ def contents_html(html: Path, printed: list[Printed], first_page: dict[str, int]
                 f'{htmllib.escape(title)}</span><span class="n">{page + 1}</span></a></li>')
 
     def chapter(name: str) -> str:
-        rows = [entry(name, "", titles[Path(name).name], 1)]
+        rows = [entry(name, "", numbered(by_name[name], titles[Path(name).name]), 1)]
         rows += [entry(name, s["id"], s["title"], 2) for s in by_name[name].sections
                  if s["level"] == 2]
         return "".join(rows)
@@ -313,8 +321,8 @@ def add_outline(writer: PdfWriter, printed: list[Printed], first_page: dict[str,
     titles = chapter_titles()
 
     def chapter(name: str, parent=None) -> None:
-        item = writer.add_outline_item(title=titles[Path(name).name], page_number=first_page[name],
-                                       parent=parent)
+        item = writer.add_outline_item(title=numbered(by_name[name], titles[Path(name).name]),
+                                       page_number=first_page[name], parent=parent)
         stack = {1: item}
         for section in by_name[name].sections:
             level = section["level"]

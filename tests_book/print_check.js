@@ -1,13 +1,14 @@
 // Runs in a built page laid out for print (media emulated as print, beforeprint fired):
-// returns the screen chrome a printed page would still show, and the folded outputs it would
+// returns the screen chrome a printed page would still show (a widget's controls among it), and the folded outputs it would
 // leave out. scripts/build_pdf.py refuses to print a page with any.
 const problems = [];
 const main = document.querySelector('main') || document.body;
 const shown = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
 const label = (el) => (el.textContent || el.getAttribute('aria-label') || el.className || el.tagName)
   .toString().replace(/\s+/g, ' ').trim().slice(0, 60);
-const chrome = ['summary', 'button', 'input', 'select', 'textarea', '.jupyter-widgets',
-                '.widget-slider', '.widget-dropdown', '.toggle-button', '.headerlink',
+const chrome = ['summary', 'button', 'input', 'select', 'textarea', '.widget-slider',
+                '.widget-dropdown', '.widget-text', '.widget-checkbox', '.widget-tab-bar',
+                '.widget-toggle-buttons', '.toggle-button', '.headerlink',
                 '.bd-sidebar-primary', '.bd-sidebar-secondary', '.bd-header', '.prev-next-area'];
 for (const selector of chrome) {
   for (const el of document.querySelectorAll(selector)) {

@@ -16,7 +16,14 @@ import pytest
 import yaml
 from pypdf import PdfReader
 
-from fedlib.book import ROOT, chapter_titles, notebook_chapters, toc_files, toc_parts
+from fedlib.book import (
+    BACK_MATTER,
+    ROOT,
+    chapter_titles,
+    notebook_chapters,
+    toc_files,
+    toc_parts,
+)
 
 sys.path.insert(0, str(Path(__file__).parent))
 from browser import print_problems  # noqa: E402
@@ -46,7 +53,7 @@ def _page_of(reader: PdfReader, item) -> int:
 
 
 def _outline_tree(reader: PdfReader, items=None) -> list[tuple[str, int, list]]:
-    """The bookmarks as (title, page index, children)."""
+    """The bookmarks as (title, page index, children); a chapter's number ("3. ") left out."""
     items = reader.outline if items is None else items
     tree = []
     for item in items:
@@ -54,7 +61,7 @@ def _outline_tree(reader: PdfReader, items=None) -> list[tuple[str, int, list]]:
             title, page, _ = tree[-1]
             tree[-1] = (title, page, _outline_tree(reader, item))
         else:
-            tree.append((item.title, _page_of(reader, item), []))
+            tree.append((re.sub(r"^\d+\. ", "", item.title), _page_of(reader, item), []))
     return tree
 
 
@@ -95,6 +102,11 @@ def test_the_contents_list_every_chapter_at_its_page(book):
         page = int(found.group(1))
         assert _squeezed(title) in _squeezed(texts[page - 1]), \
             f"the contents put {title!r} on page {page}, which does not show it"
+    # The chapters carry their numbers, which figure numbers ("Fig. 3.1") refer to.
+    numbered = [name for caption, names in toc_parts().items() if caption != BACK_MATTER
+                for name in names]
+    for number, name in enumerate(numbered, start=1):
+        assert f"{number}.{_squeezed(titles[Path(name).name])}" in contents, name
 
 
 def test_bookmarks_nest_parts_chapters_and_sections(book):
@@ -219,14 +231,14 @@ def test_the_print_check_sees_screen_chrome(driver, tmp_path):
     page = tmp_path / "broken.html"
     page.write_text("""<!doctype html><html><body><main>
 <details class="hide below-input"><summary>Show code cell output</summary><p>out</p></details>
-<div class="jupyter-widgets"><input type="range"></div>
+<div class="jupyter-widgets widget-slider"><span>slider</span></div><input type="text">
 <pre style="white-space: pre; overflow: auto">""" + "x" * 400 + """</pre>
 <table style="width: 1500px"><tr><td>wide</td></tr></table>
 </main></body></html>""")
     driver.get(page.as_uri())
     problems = " | ".join(print_problems(driver))
     for expected in ("printed screen chrome (summary)", "printed screen chrome (input)",
-                     "printed screen chrome (.jupyter-widgets)", "a folded output is left out",
+                     "printed screen chrome (.widget-slider)", "a folded output is left out",
                      "code cut off", "table wider than the printed column"):
         assert expected in problems, f"{expected!r} not reported in: {problems}"
 

@@ -3,11 +3,8 @@ seven, the registration it relies on, and ``fedlib.check_mechanism``."""
 
 from __future__ import annotations
 
-import doctest
 import gc
-import importlib
 import json
-import pkgutil
 import subprocess
 import sys
 
@@ -21,9 +18,6 @@ from fedlib.conformance.report import save
 from fedlib.experiments.auction_sweeps import SEVEN
 from fedlib.mechanism import MECHANISMS, RRAFL
 from fedlib.mechanism.mechanisms import _REGISTRY, registered
-
-MODULES = [m.name for m in pkgutil.iter_modules(fedlib.conformance.__path__,
-                                                "fedlib.conformance.")]
 
 
 @pytest.fixture(scope="module")
@@ -115,8 +109,3 @@ def test_fedlib_check_mechanism_is_imported_on_first_use():
     assert fedlib.check_mechanism is check_mechanism
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         fedlib.nothing  # noqa: B018
-
-
-@pytest.mark.parametrize("module", MODULES)
-def test_docstring_examples(module):
-    assert doctest.testmod(importlib.import_module(module)).failed == 0

@@ -152,10 +152,12 @@ class RayHead:
 
     ``ray start --head --block`` with its own temporary folder and ports (so that no other Ray
     on the machine is touched), no dashboard and no log monitor: one process whose id is
-    recorded, stopped with its group. Ray's raylet gives its agents 15 s to start, which a busy
-    machine can miss: the head starts at a higher priority where this process may raise it
-    (root), which every process of the head gets back to this process's once the node is up,
-    and is started again, up to ``attempts`` times.
+    recorded, stopped with its group. Ray gives its node 30 s to register and the raylet's
+    agents 15 s to start, which a busy machine can miss: the head starts at a higher priority
+    where this process may raise it (root), which every process of the head gets back to this
+    process's once the node is up, and is started again, up to ``attempts`` times (each a
+    minute at most); heads start one at a time on a machine (a lock file in the temporary
+    folder), and a head is up when ``ray start`` says so in its log (``head.log``).
 
     Parameters
     ----------
@@ -167,7 +169,7 @@ class RayHead:
     """
 
     def __init__(self, folder: str | os.PathLike[str], cpus: int,
-                 env: Mapping[str, str] | None = None, attempts: int = 4,
+                 env: Mapping[str, str] | None = None, attempts: int = 6,
                  startup_timeout: float = 180.0) -> None:
         self.folder, self.cpus, self.attempts = Path(folder), cpus, attempts
         self.startup_timeout = startup_timeout

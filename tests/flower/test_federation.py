@@ -1,15 +1,18 @@
 """The Flower federation (fedlib.flower) on the Simulation Runtime, through ``flwr run``,
 against the batched engine, and with failing workers; the strategy and the app bundle.
 
-Two runs through ``flwr run`` against a SuperLink started for each (about 100 s each on a busy
-2-core machine): the smoke-sized federation through the command line, and the same with
-outages. The Deployment Runtime is tested in test_deployment.py.
+Two runs through ``flwr run`` against a SuperLink started for each, their ClientApps on one Ray
+head the module starts (``RAY_ADDRESS``, as for a cluster): the smoke-sized federation through
+the command line, and the same with outages. The Deployment Runtime is tested in
+test_deployment.py.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -41,7 +44,23 @@ def batched():
 
 
 @pytest.fixture(scope="module")
-def flower(tmp_path_factory):
+def ray_head():
+    """One Ray head for the module's runs on the Simulation Runtime, named by ``RAY_ADDRESS``;
+    stopped, with its process group, after them."""
+    from fedlib.flower.launch import RayHead
+
+    folder = tempfile.mkdtemp(prefix="fr", dir="/tmp")  # Ray's socket paths must be short
+    try:
+        with RayHead(folder, cpus=os.cpu_count() or 1) as head, \
+                pytest.MonkeyPatch.context() as patch:
+            patch.setenv("RAY_ADDRESS", head.address)
+            yield head.address
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def flower(ray_head, tmp_path_factory):
     """The Flower run, through ``python -m fedlib federate --fast`` (``flwr run`` on the
     Simulation Runtime); its saved records."""
     out = tmp_path_factory.mktemp("federation")
@@ -70,7 +89,7 @@ def test_flower_numbers_agree_within_the_cross_machine_tolerance(batched, flower
 
 
 @pytest.fixture(scope="module")
-def outages(batched):
+def outages(batched, ray_head):
     """Task 1's first winner fails in round 0; the noisiest worker does not bid in task 2."""
     failing = batched[1]["winners"][0]
     silent = CONFIG.daccs.size - 1

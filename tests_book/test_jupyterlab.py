@@ -62,19 +62,15 @@ def lab(driver):
 
 
 @pytest.mark.parametrize("chapter", [p.name for p in notebook_chapters()])
-def test_every_chapter_opens_from_its_markdown_as_a_notebook(lab, chapter):
+def test_every_chapter_opens_as_a_notebook_and_renders_its_myst(lab, chapter):
+    """One opening per chapter (each starts a kernel): its cells are its notebook twin's, and
+    its rendered markdown shows no MyST markup."""
     opened = open_chapter(lab, chapter)
+    texts = rendered_markdown(lab) if opened.get("error") is None else []
     twin = nbformat.read(ROOT / "chapters" / Path(chapter).with_suffix(".ipynb"), as_version=4)
     close_all(lab)
     assert opened.get("error") is None, opened
     assert (opened["path"], opened["cells"]) == (chapter, len(twin.cells))
-
-
-@pytest.mark.parametrize("chapter", [p.name for p in notebook_chapters()])
-def test_every_chapters_markdown_renders_as_myst(lab, chapter):
-    open_chapter(lab, chapter)
-    texts = rendered_markdown(lab)
-    close_all(lab)
     assert texts and not raw_myst(texts), raw_myst(texts)
 
 

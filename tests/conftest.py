@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -73,3 +75,29 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("stored results verified")
         for line in sorted(_VERIFICATIONS):
             terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Every test that uses :func:`ray_head` joins one xdist group: one test process runs them
+    all (under ``--dist loadgroup``), so that they share one head (a start costs tens of
+    seconds)."""
+    for item in items:
+        if "ray_head" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("ray_head"))
+
+
+@pytest.fixture(scope="session")
+def ray_head():
+    """One Ray head for the runs on Flower's Simulation Runtime, named by ``RAY_ADDRESS`` (as
+    for a cluster) while the session lasts; stopped, with its process group, at its end."""
+    from fedlib.flower.launch import RayHead
+
+    folder = tempfile.mkdtemp(prefix="fr", dir="/tmp")  # Ray's socket paths must be short
+    try:
+        with RayHead(folder, cpus=os.cpu_count() or 1) as head, \
+                pytest.MonkeyPatch.context() as patch:
+            patch.setenv("RAY_ADDRESS", head.address)
+            yield head.address
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

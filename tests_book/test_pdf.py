@@ -6,9 +6,12 @@ math typeset; linked from the introduction; every chapter offers its notebook an
 
 from __future__ import annotations
 
+import functools
+import html as htmllib
 import os
 import re
 import sys
+import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -212,6 +215,58 @@ def test_folded_outputs_are_printed(book, html_dir):
             if len(words) >= 12 and words not in printed:
                 missing.append(f"{name}: {words}")
     assert not missing
+
+
+def figure_captions(page: str) -> list[str]:
+    """The start of every figure caption of a built page, squeezed: its number ("Fig. 3.2")
+    and the caption's words up to its first formula (MathJax prints formulas as paths, which
+    the PDF's text leaves out), at most 16 characters of them."""
+    starts = []
+    for caption in re.findall(r"<figcaption>(.*?)</figcaption>", page, flags=re.S):
+        words = re.split(r'<span class="math|\\\(', caption)[0]
+        words = htmllib.unescape(re.sub(r"<[^>]+>", "", words))
+        if words.strip().startswith("Fig"):
+            number, _, text = _squeezed(words).partition(".")
+            digits = re.match(r"[\d.]*\d", text).group(0)
+            starts.append(f"{number}.{digits}{text[len(digits):][:16]}")
+    return starts
+
+
+def captions_apart(captions: list[str], texts: list[str], images: list[int]) -> list[str]:
+    """The captions printed on a page without any image (their figure went to another page),
+    or not printed at all. ``texts`` and ``images`` give every page's text and image count."""
+    pages = [unicodedata.normalize("NFKC", _squeezed(text)) for text in texts]
+    problems = []
+    for caption in map(functools.partial(unicodedata.normalize, "NFKC"), captions):
+        found = [index for index, text in enumerate(pages) if caption in text]
+        if not found:
+            problems.append(f"{caption}: not printed")
+        elif not images[found[0]]:
+            problems.append(f"{caption}: on page {found[0] + 1}, its figure on another")
+    return problems
+
+
+def test_captions_that_left_their_figure_are_found():
+    texts = ["Fig. 1.1 Left: the \ufb01rst curve", "text", "a figure", "Fig. 1.2 Right: the other"]
+    assert captions_apart(["Fig.1.1Left:thefirstcurve"], texts, [1, 0, 1, 0]) == []
+    assert captions_apart(["Fig.1.2Right:the"], texts, [1, 0, 1, 0]) == [
+        "Fig.1.2Right:the: on page 4, its figure on another"]
+    assert captions_apart(["Fig.1.3Gone"], texts, [1, 0, 1, 0]) == ["Fig.1.3Gone: not printed"]
+    page = ('<figcaption><p><span class="caption-number">Fig. 3.3 </span>'
+            '<span class="caption-text">Eq. (10): <span class="math notranslate">x</span> '
+            'falls</span></p></figcaption>')
+    assert figure_captions(page) == ["Fig.3.3Eq.(10):"]
+
+
+def test_every_figure_is_printed_with_its_caption(book, html_dir):
+    """A figure and its caption share a page: the print stylesheet keeps a figure whole."""
+    reader, texts = book
+    images = [len(page.images) for page in reader.pages]
+    captions = [caption for name in toc_files()
+                for caption in figure_captions((html_dir / f"{name}.html").read_text())]
+    assert len(captions) > 30, f"only {len(captions)} figure captions found in the HTML"
+    problems = captions_apart(captions, texts, images)
+    assert not problems, problems
 
 
 def test_the_pdf_link_of_the_introduction_resolves(html_dir):

@@ -1,8 +1,9 @@
 """The Flower federation (fedlib.flower) on the Simulation Runtime, through ``flwr run``,
 against the batched engine, and with failing workers; the strategy and the app bundle.
 
-Two runs through ``flwr run`` against a SuperLink started for each, their ClientApps on one Ray
-head the module starts (``RAY_ADDRESS``, as for a cluster): the smoke-sized federation through
+Two runs through ``flwr run`` against a SuperLink started for each, their ClientApps on the Ray
+head the test session shares (``ray_head`` of tests/conftest.py, ``RAY_ADDRESS`` as for a
+cluster): the smoke-sized federation through
 the command line, and the same with outages. The Deployment Runtime is tested in
 test_deployment.py.
 """
@@ -11,8 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -41,22 +40,6 @@ CONFIG = fast_federation(MultiTaskConfig(dataset="mnist", device="cpu"))
 @pytest.fixture(scope="module")
 def batched():
     return [json.loads(json.dumps(r)) for r in run_multitask(CONFIG).records]
-
-
-@pytest.fixture(scope="module")
-def ray_head():
-    """One Ray head for the module's runs on the Simulation Runtime, named by ``RAY_ADDRESS``;
-    stopped, with its process group, after them."""
-    from fedlib.flower.launch import RayHead
-
-    folder = tempfile.mkdtemp(prefix="fr", dir="/tmp")  # Ray's socket paths must be short
-    try:
-        with RayHead(folder, cpus=os.cpu_count() or 1) as head, \
-                pytest.MonkeyPatch.context() as patch:
-            patch.setenv("RAY_ADDRESS", head.address)
-            yield head.address
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,7 @@ ARGS = ["reproduce", "tables", "--dataset", "mnist", "--fast", "--seeds", "0", "
 def ray_head():
     """A Ray head on this machine with two CPUs (fedlib.flower.launch.RayHead); its address.
     Stopped by its process id, with its process group."""
-    from fedlib.flower.launch import RayHead, _alive, _descendants, _group
+    from fedlib.flower.launch import RayHead, _descendants, _group, process_alive
 
     folder = tempfile.mkdtemp(prefix="fr", dir="/tmp")  # Ray's socket paths must be short
     env = {**os.environ, "ONEDNN_MAX_CPU_ISA": "ALL"}
@@ -40,7 +40,7 @@ def ray_head():
             processes = [head.process.pid, *_descendants(head.process.pid),
                          *_group(head.process.pid)]
             yield head.address
-        assert not [pid for pid in processes if _alive(pid)]
+        assert not [pid for pid in processes if process_alive(pid)]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -103,7 +103,8 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether the process ``pid`` still runs (a zombie, ended but not yet reaped, does not)."""
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
@@ -133,7 +134,7 @@ def stop_process(process: subprocess.Popen[Any], grace: float = 15.0) -> None:
     while time.monotonic() < deadline:
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=0.2)
-        if not any(_alive(pid) for pid in pids):
+        if not any(process_alive(pid) for pid in pids):
             return
     for pid in {*pids, *_descendants(process.pid), *_group(process.pid)}:
         with contextlib.suppress(ProcessLookupError):

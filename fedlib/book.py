@@ -19,6 +19,12 @@ ROOT = Path(__file__).resolve().parent.parent
 #: and on the reproduction (07) included; the Flower federation (06b) is the one left, its
 #: exercises being written with its deployment work.
 REPORTS = ("06b_federation",)
+#: Chapters that CI executes at the paper's scale only (in the book's build), not in fast mode
+#: as well: the Flower federation (06b), whose slowest sections, the small federation with
+#: failing workers and on the Deployment Runtime, run in both modes alike, and whose fast
+#: comparison with the batched engine is the unit tests' (tests/flower). Executing it twice
+#: cost CI several minutes of its two cores; a reader still runs it in fast mode as any other.
+FULL_SCALE_ONLY = ("06b_federation",)
 #: The caption of the part of ``_toc.yml`` that holds no chapter of the book proper.
 BACK_MATTER = "Back matter"
 
@@ -193,5 +199,13 @@ def chapter_titles(root: Path = ROOT) -> dict[str, str]:
     return titles
 
 
+def fast_checked_chapters(root: Path = ROOT) -> list[Path]:
+    """The notebook chapters CI also executes in fast mode: all but :data:`FULL_SCALE_ONLY`."""
+    return [path for path in notebook_chapters(root) if path.stem not in FULL_SCALE_ONLY]
+
+
 if __name__ == "__main__":
-    print("\n".join(str(path.relative_to(ROOT)) for path in notebook_chapters()))
+    import sys
+
+    chosen = fast_checked_chapters() if sys.argv[1:] == ["--fast-checked"] else notebook_chapters()
+    print("\n".join(str(path.relative_to(ROOT)) for path in chosen))

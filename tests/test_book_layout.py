@@ -11,7 +11,14 @@ import yaml
 from jupytext.config import load_jupytext_config
 from packaging.requirements import Requirement
 
-from fedlib.book import ROOT, chapter_titles, notebook_chapters, toc_files
+from fedlib.book import (
+    FULL_SCALE_ONLY,
+    ROOT,
+    chapter_titles,
+    fast_checked_chapters,
+    notebook_chapters,
+    toc_files,
+)
 
 
 def test_every_toc_entry_has_a_markdown_file():
@@ -23,6 +30,12 @@ def test_every_markdown_chapter_is_in_the_toc():
     listed = set(toc_files())
     on_disk = {f"chapters/{path.stem}" for path in (ROOT / "chapters").glob("*.md")}
     assert not on_disk - listed, f"chapters missing from _toc.yml: {sorted(on_disk - listed)}"
+
+
+def test_ci_executes_every_chapter_in_fast_mode_but_the_full_scale_only_ones():
+    every = {path.stem for path in notebook_chapters()}
+    assert set(FULL_SCALE_ONLY) <= every, f"not notebook chapters: {set(FULL_SCALE_ONLY) - every}"
+    assert {path.stem for path in fast_checked_chapters()} == every - set(FULL_SCALE_ONLY)
 
 
 def test_chapter_titles_come_from_the_first_heading(tmp_path):

@@ -205,7 +205,11 @@ def fast_checked_chapters(root: Path = ROOT) -> list[Path]:
 
 
 if __name__ == "__main__":
-    import sys
+    import argparse
 
-    chosen = fast_checked_chapters() if sys.argv[1:] == ["--fast-checked"] else notebook_chapters()
+    parser = argparse.ArgumentParser(description="Print the notebook chapters, one path a line.")
+    parser.add_argument("--fast-checked", action="store_true",
+                        help="only those CI also executes in fast mode")
+    chosen = (fast_checked_chapters() if parser.parse_args().fast_checked
+              else notebook_chapters())
     print("\n".join(str(path.relative_to(ROOT)) for path in chosen))

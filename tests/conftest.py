@@ -79,16 +79,16 @@ def pytest_terminal_summary(terminalreporter):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """Every test that uses :func:`ray_head` joins one xdist group: one test process runs them
-    all (under ``--dist loadgroup``), so that they share one head (a start costs tens of
-    seconds)."""
+    """Every test that uses :func:`shared_ray_head` joins one xdist group: one test process
+    runs them all (under ``--dist loadgroup``), so that they share one head (a start costs
+    tens of seconds)."""
     for item in items:
-        if "ray_head" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("ray_head"))
+        if "shared_ray_head" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("shared_ray_head"))
 
 
 @pytest.fixture(scope="session")
-def ray_head():
+def shared_ray_head():
     """One Ray head for the runs on Flower's Simulation Runtime, named by ``RAY_ADDRESS`` (as
     for a cluster) while the session lasts; stopped, with its process group, at its end."""
     from fedlib.flower.launch import RayHead

@@ -34,7 +34,7 @@ def test_a_fast_federated_run_beside_ours(data_root):
 
 @pytest.mark.slow
 def test_flower_runs_a_mechanism_from_a_file_as_the_batched_engine_does(data_root, tmp_path,
-                                                                       ray_head):
+                                                                       shared_ray_head):
     """The file lies outside the repository: Ray's processes get the mechanism by value (on
     the session's Ray head, as on a cluster's)."""
     shutil.copy(HERE / "broken_mechanisms.py", tmp_path / "mine.py")

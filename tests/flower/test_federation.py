@@ -2,8 +2,8 @@
 against the batched engine, and with failing workers; the strategy and the app bundle.
 
 Two runs through ``flwr run`` against a SuperLink started for each, their ClientApps on the Ray
-head the test session shares (``ray_head`` of tests/conftest.py, ``RAY_ADDRESS`` as for a
-cluster): the smoke-sized federation through the command line, and the same with outages. The
+head the test session shares (``shared_ray_head`` of tests/conftest.py, ``RAY_ADDRESS`` as
+for a cluster): the smoke-sized federation through the command line, and the same with outages. The
 Deployment Runtime is checked by chapter 06b (a SuperLink, six SuperNodes, one stopped
 mid-task, every process gone after the run), which CI executes in both of its modes.
 """
@@ -43,7 +43,7 @@ def batched():
 
 
 @pytest.fixture(scope="module")
-def flower(ray_head, tmp_path_factory):
+def flower(shared_ray_head, tmp_path_factory):
     """The Flower run, through ``python -m fedlib federate --fast`` (``flwr run`` on the
     Simulation Runtime); its saved records."""
     out = tmp_path_factory.mktemp("federation")
@@ -72,7 +72,7 @@ def test_flower_numbers_agree_within_the_cross_machine_tolerance(batched, flower
 
 
 @pytest.fixture(scope="module")
-def outages(batched, ray_head):
+def outages(batched, shared_ray_head):
     """Task 1's first winner fails in round 0; the noisiest worker does not bid in task 2."""
     failing = batched[1]["winners"][0]
     silent = CONFIG.daccs.size - 1

@@ -77,20 +77,13 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(line)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items):
-    """Every test that uses :func:`shared_ray_head` joins one xdist group: one test process
-    runs them all (under ``--dist loadgroup``), so that they share one head (a start costs
-    tens of seconds)."""
-    for item in items:
-        if "shared_ray_head" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("shared_ray_head"))
-
-
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def shared_ray_head():
-    """One Ray head for the runs on Flower's Simulation Runtime, named by ``RAY_ADDRESS`` (as
-    for a cluster) while the session lasts; stopped, with its process group, at its end."""
+    """One Ray head for a module's runs on Flower's Simulation Runtime, named by
+    ``RAY_ADDRESS`` (as for a cluster) while the module runs; stopped, with its process group,
+    after it. Module-scoped: a head kept for the session would be a running child of its test
+    process while other modules check that their process pools leave none
+    (tests/test_runtime.py)."""
     from fedlib.flower.launch import RayHead
 
     folder = tempfile.mkdtemp(prefix="fr", dir="/tmp")  # Ray's socket paths must be short

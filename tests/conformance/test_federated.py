@@ -36,7 +36,7 @@ def test_a_fast_federated_run_beside_ours(data_root):
 def test_flower_runs_a_mechanism_from_a_file_as_the_batched_engine_does(data_root, tmp_path,
                                                                        shared_ray_head):
     """The file lies outside the repository: Ray's processes get the mechanism by value (on
-    the session's Ray head, as on a cluster's)."""
+    a Ray head named by RAY_ADDRESS, as on a cluster)."""
     shutil.copy(HERE / "broken_mechanisms.py", tmp_path / "mine.py")
     mechanism = load(f"{tmp_path / 'mine.py'}:Overspends")
     config = federated_config("fast")

@@ -1,9 +1,12 @@
 """The distribution: its sdist and wheel build, pass ``twine check``, and the wheel installs and
-imports in a fresh virtual environment, away from the repository."""
+imports in a fresh virtual environment, away from the repository, where its command line
+certifies a mechanism of one's own."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -70,3 +73,16 @@ def test_the_wheel_installs_and_imports_without_the_repository(dist, tmp_path):
     assert int(kinds) >= 7
     assert _run(venv / "bin" / "fedlib", "--version", cwd=tmp_path).strip() == (
         f"fedlib {fedlib.__version__}")
+    # The conformance kit, as a reader runs it on the example copied beside its own files.
+    shutil.copy(ROOT / "examples" / "reserve.py", tmp_path)
+    out = _run(python, "-m", "fedlib", "check-mechanism", "reserve.py:Reserve", "--instances",
+               "5", "--trials", "0", "--out", tmp_path / "certificates", cwd=tmp_path)
+    assert out.startswith("Reserve (80% of B) (reserve.py:Reserve): every claimed property "
+                          "held\n")
+    saved = json.loads((tmp_path / "certificates" / "reserve.json").read_text())
+    assert saved["passed"] and saved["fedlib_version"] == fedlib.__version__
+    assert saved["search"]["random_cases"] == 5
+    efficient = next(p for p in saved["properties"] if p["property"] == "efficient")
+    assert isinstance(efficient["exponent"], float)
+    assert "Every claimed property held." in (tmp_path / "certificates" / "reserve.html"
+                                              ).read_text()

@@ -25,8 +25,8 @@ it occurs at all. Of the violations found, the one with the fewest workers (the 
 among equals) is then shrunk (:func:`shrink`): other workers are left out (halves first,
 then fewer) and values rescaled and rounded to few significant digits, as long as the same
 misreport still violates the property. Running time (Theorem 3) is measured on synthetic
-workers of growing ``n`` (:func:`time_mechanism`) and fitted like
-:mod:`fedlib.analysis.selection_timing`.
+workers of growing ``n`` (:func:`time_mechanism`), in CPU time so that a busy machine does not
+bend the curve, and fitted like :mod:`fedlib.analysis.selection_timing`.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ import numpy as np
 from fedlib.analysis.auction_steps import worker_label
 from fedlib.analysis.conformance import PROPERTIES, MechanismFault, Play, Player
 from fedlib.analysis.selection_timing import ScalingResult
+from fedlib.checks import integer
 from fedlib.mechanism import Instance, deviation_grid, random_instances, synthetic_instance
 from fedlib.mechanism.properties import RTOL
 from fedlib.paper import examples
@@ -99,11 +100,10 @@ def adversarial_cases(paper: bool = True) -> list[Case]:
 
 def search_cases(rng: np.random.Generator, count: int, *, paper: bool = True) -> list[Case]:
     """:func:`adversarial_cases`, then ``count`` random instances (one to six workers)."""
-    if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 0:
-        raise ValueError(f"count must be a non-negative integer, got {count!r}")
+    count = integer(count, "count", minimum=0)
     return adversarial_cases(paper) + [
         Case(instance, f"random {i}")
-        for i, instance in enumerate(random_instances(rng, int(count), n_workers=(1, 6)))]
+        for i, instance in enumerate(random_instances(rng, count, n_workers=(1, 6)))]
 
 
 @dataclass(frozen=True)
@@ -211,25 +211,43 @@ class Counterexample:
                      title=f"{self.property}: budget B = {inst.budget:.4g} (found in: "
                            f"{self.origin})")
 
+    def _worker_outcome(self, play: Play) -> dict[str, float | None]:
+        """The worker's payment (0 when it loses) and utility (Eq. (1)) in ``play``; None
+        without a worker or after a fault."""
+        w = self.worker
+        if w is None or play.payments is None:
+            return {"worker_payment": None, "worker_utility": None}
+        return {"worker_payment": float(play.payments[w]),
+                "worker_utility": play.utility(w, float(self.instance.costs[w]))}
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the instance, worker (0-based), misreports, plays, margin and text."""
-        inst = self.instance
+        """JSON-ready: the instance, worker (0-based) and its true cost, misreports, margin,
+        text, and the plays by name (:attr:`play_names`), each with the worker's payment and
+        utility (Eq. (1)) as numbers."""
+        inst, w = self.instance, self.worker
         return {"property": self.property, "origin": self.origin, "text": self.text,
                 "instance": {"costs": inst.costs.tolist(), "Re": inst.Re.tolist(),
                              "budget": inst.budget, "re": inst.re.tolist(), "seed": inst.seed},
-                "worker": self.worker, "margin": self.margin,
+                "worker": w, "worker_cost": None if w is None else float(inst.costs[w]),
+                "margin": self.margin,
                 "deviations": [{"bid": float(d.bid), "delivered": float(d.delivered)}
                                for d in self.deviations],
-                "plays": [{"bids": play.bids.tolist(), "re": play.re.tolist(),
+                "plays": [{"name": name, "bids": play.bids.tolist(), "re": play.re.tolist(),
                            "selected": None if play.selected is None else
                            np.flatnonzero(play.selected).tolist(),
                            "payments": None if play.payments is None else
-                           play.payments.tolist(), "fault": play.fault}
-                          for play in self.plays]}
+                           play.payments.tolist(), "fault": play.fault,
+                           **self._worker_outcome(play)}
+                          for name, play in zip(self.play_names, self.plays, strict=True)]}
 
 
 def _fmt(values: np.ndarray) -> str:
     return "(" + ", ".join(f"{v:.4g}" for v in values) + ")"
+
+
+def _truth(instance: Instance, worker: int) -> Deviation:
+    """What ``worker`` does when it does not misreport: bids its cost, delivers its ``re``."""
+    return Deviation(float(instance.costs[worker]), float(instance.re[worker]))
 
 
 def _with(instance: Instance, worker: int | None, deviation: Deviation | None
@@ -357,16 +375,19 @@ def _size(cex: Counterexample) -> tuple[int, int]:
 
 @dataclass
 class _Tally:
-    """Checks, violations and the first smallest violation of one property."""
+    """Checks, violations, misreports tried and the first smallest violation of one
+    property."""
 
     checks: int = 0
     violations: int = 0
+    misreports: int = 0
     cases: set[int] = field(default_factory=set)
     found: tuple[int, Case, int | None, tuple[Deviation, ...]] | None = None
 
     def check(self, index: int, case: Case, violated: bool, worker: int | None = None,
-              deviations: tuple[Deviation, ...] = ()) -> None:
+              deviations: tuple[Deviation, ...] = (), misreports: int = 0) -> None:
         self.checks += 1
+        self.misreports += misreports
         self.cases.add(index)
         if violated:
             self.violations += 1
@@ -409,32 +430,36 @@ class _Sweep:
         """The utility of ``w`` making ``deviation`` (None after a fault), every play tallied."""
         inst = case.instance
         _, re = _with(inst, w, deviation)
+        lie = int(deviation != _truth(inst, w))
         self.plays += 1
         try:
             payments = self.player.pay(inst, allocation, selected, re)
         except MechanismFault:
-            self.tallies["well_defined"].check(index, case, True, w, (deviation,))
+            self.tallies["well_defined"].check(index, case, True, w, (deviation,), lie)
             return None
-        self.tallies["well_defined"].check(index, case, False)
+        self.tallies["well_defined"].check(index, case, False, misreports=lie)
         self.tallies["budget_feasible"].check(index, case,
                                               payments.sum() - inst.budget > tolerance, w,
-                                              (deviation,))
+                                              (deviation,), lie)
         return float(payments[w] - inst.costs[w]) if selected[w] else 0.0
 
     def _worker(self, index: int, case: Case, w: int, truth: Play, tolerance: float) -> None:
         inst = case.instance
         cost, full = float(inst.costs[w]), float(inst.re[w])
         honest_utility = truth.utility(w, cost)
-        best, best_deviation = honest_utility, Deviation(cost, full)
+        best, best_deviation = honest_utility, _truth(inst, w)
         selections: dict[float, tuple[Any, np.ndarray]] = {}
-        for bid in np.union1d(deviation_grid(inst, w), [cost]):
+        grid = np.union1d(deviation_grid(inst, w), [cost])
+        lies = grid.size - 1  # every bid but its cost, then delivering less
+        for bid in grid:
             deviation = Deviation(float(bid), full)
             bids, _ = _with(inst, w, deviation)
             try:
                 selections[float(bid)] = self.player.select(inst, bids)
             except MechanismFault:
                 self.plays += 1
-                self.tallies["well_defined"].check(index, case, True, w, (deviation,))
+                self.tallies["well_defined"].check(index, case, True, w, (deviation,),
+                                                   int(bid != cost))
                 continue
             u = self._pay(index, case, w, *selections[float(bid)], deviation, tolerance)
             if u is not None and u > best:
@@ -442,18 +467,20 @@ class _Sweep:
         for bid in sorted({cost, best_deviation.bid} & selections.keys()):
             for delivered in _deliveries(full, float(inst.Re[w])):
                 deviation = Deviation(bid, delivered)
+                lies += 1
                 u = self._pay(index, case, w, *selections[bid], deviation, tolerance)
                 if u is not None and u > best:
                     best, best_deviation = u, deviation
         gain = best - honest_utility > tolerance
-        self.tallies["truthful"].check(index, case, gain, w, (best_deviation,))
+        self.tallies["truthful"].check(index, case, gain, w, (best_deviation,), lies)
         if inst.honest[w]:
-            self.tallies["truthful_honest"].check(index, case, gain, w, (best_deviation,))
+            self.tallies["truthful_honest"].check(index, case, gain, w, (best_deviation,),
+                                                  lies)
         wins = sorted((bid, bool(selected[w])) for bid, (_, selected) in selections.items())
         pair = next(((Deviation(low, full), Deviation(high, full))
                      for i, (low, won_low) in enumerate(wins) if not won_low
                      for high, won_high in wins[i + 1:] if won_high), ())
-        self.tallies["monotone"].check(index, case, bool(pair), w, pair)
+        self.tallies["monotone"].check(index, case, bool(pair), w, pair, grid.size - 1)
 
 
 class TimingFault(MechanismFault):
@@ -480,6 +507,12 @@ class Verdict:
         The smallest violation, shrunk (None when it holds).
     measured : str
         For ``efficient``: the fitted exponent and the sizes (else empty).
+    misreports : int
+        The misreports (a bid other than the worker's cost, or less delivered than its
+        ``re``) among the checks: for truthfulness and monotonicity those tried per worker.
+    exponent : float or None
+        For ``efficient``: the fitted exponent of time against ``n`` (None when it could not
+        be fitted, or for another property).
     """
 
     property: str
@@ -489,13 +522,17 @@ class Verdict:
     violations: int
     counterexample: Counterexample | None = None
     measured: str = ""
+    misreports: int = 0
+    exponent: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, with the counterexample's :meth:`~Counterexample.to_dict`."""
         return {"property": self.property, "holds": self.holds, "instances": self.instances,
-                "checks": self.checks, "violations": self.violations,
+                "checks": self.checks, "misreports": self.misreports,
+                "violations": self.violations,
                 "counterexample": None if self.counterexample is None
-                else self.counterexample.to_dict(), "measured": self.measured}
+                else self.counterexample.to_dict(), "measured": self.measured,
+                "exponent": self.exponent}
 
 
 @dataclass(frozen=True, eq=False)
@@ -510,7 +547,7 @@ class Search:
     verdicts : tuple of Verdict
         In the order of :data:`~fedlib.analysis.conformance.PROPERTIES`.
     timing : ScalingResult or None
-        Seconds of ``select`` then ``pay`` against ``n`` (None without timing).
+        CPU seconds of ``select`` then ``pay`` against ``n`` (None without timing).
     cases, random_cases, plays : int
         Cases searched (of them random), plays of the mechanism (each ``pay`` one).
     seed : int
@@ -538,9 +575,11 @@ class Search:
         return tuple(v.property for v in self.verdicts if not v.holds)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: what was tried, and the running time's sizes and medians."""
+        """JSON-ready: what was tried, and the running time's sizes, medians and the exponent
+        up to which it counts as efficient (:data:`EFFICIENT_EXPONENT`)."""
         timing = None if self.timing is None else {
-            "sizes": self.timing.sizes.tolist(), "median_s": self.timing.median.tolist()}
+            "sizes": self.timing.sizes.tolist(), "median_s": self.timing.median.tolist(),
+            "exponent_limit": EFFICIENT_EXPONENT}
         return {"cases": self.cases, "random_cases": self.random_cases, "plays": self.plays,
                 "seed": self.seed, "seconds": self.seconds, "timing": timing}
 
@@ -548,8 +587,13 @@ class Search:
 def time_mechanism(player: Player, rng: np.random.Generator,
                    sizes: Sequence[int] = TIMING_SIZES, repeats: int = 3,
                    limit_s: float = 1.0) -> ScalingResult:
-    """Seconds of ``select`` then ``pay`` on synthetic workers (budget ``n``, as
+    """CPU seconds of ``select`` then ``pay`` on synthetic workers (budget ``n``, as
     :func:`~fedlib.analysis.selection_timing.time_select`), for growing ``n``.
+
+    The time is this process's CPU time (:func:`time.process_time`, all its threads; work
+    handed to other processes is not counted): on a shared machine the wall time of a short
+    call is mostly waiting for a core, which would flatten or steepen the fitted exponent at
+    random.
 
     A size is skipped, with all larger ones, once the time extrapolated from the last two
     sizes (or the last time alone) exceeds ``limit_s``: an exponential mechanism stops early.
@@ -572,9 +616,9 @@ def time_mechanism(player: Player, rng: np.random.Generator,
         instance = synthetic_instance(int(n), float(n), rng)
         row = []
         for _ in range(repeats + 1):  # the first call warms up
-            start = time.perf_counter()
+            start = time.process_time()
             play = player.play(instance)
-            row.append(time.perf_counter() - start)
+            row.append(time.process_time() - start)
             if play.fault is not None:
                 raise TimingFault(play.fault, Case(instance, f"timing, n = {n}"))
         kept.append(int(n))
@@ -591,7 +635,7 @@ def _efficiency(timing: ScalingResult) -> Verdict:
     return Verdict("efficient", exponent <= EFFICIENT_EXPONENT, 1, timing.sizes.size,
                    int(exponent > EFFICIENT_EXPONENT),
                    measured=f"time ~ n^{exponent:.2f} for n = {timing.sizes[0]}.."
-                            f"{timing.sizes[-1]}")
+                            f"{timing.sizes[-1]}", exponent=exponent)
 
 
 def search(mechanism: Any, instances: int, *, seed: int = 0, paper: bool = True,
@@ -617,8 +661,7 @@ def search(mechanism: Any, instances: int, *, seed: int = 0, paper: bool = True,
     cases : iterable of Case, optional
         Search these instead (``instances`` and ``paper`` are then not used).
     """
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = integer(seed, "seed", minimum=0)
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     cases = list(search_cases(rng, instances, paper=paper) if cases is None else cases)
@@ -642,10 +685,10 @@ def search(mechanism: Any, instances: int, *, seed: int = 0, paper: bool = True,
             cex = evaluate(player, prop, case.instance, worker, deviations, case.origin, rtol)
             cex = None if cex is None else shrink(player, cex, rtol)
         verdicts.append(Verdict(prop, tally.violations == 0, len(tally.cases), tally.checks,
-                                tally.violations, cex))
+                                tally.violations, cex, misreports=tally.misreports))
     if scaling is not None:
         verdicts.append(_efficiency(scaling))
     return Search(mechanism.name, tuple(verdicts), scaling, len(cases),
-                  sum(c.origin.startswith("random") for c in cases), sweep.plays, int(seed),
+                  sum(c.origin.startswith("random") for c in cases), sweep.plays, seed,
                   time.perf_counter() - start)
 

@@ -12,13 +12,15 @@ monotonicity and running time, compares it with the paper's seven mechanisms in 
 ``<out>/<name>.json`` and ``<out>/<name>.html`` (:func:`fedlib.conformance.check_mechanism`).
 
 The exit status is 0 when every claimed property held, 1 when one failed (the certificate names
-it), 2 on a usage error (a mechanism that cannot be loaded or does not fit the protocol).
+it), 2 on a usage error (a mechanism that cannot be loaded or does not fit the protocol) or when
+the data a federated run needs is missing (the message says how to get it).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import sys
 
 from fedlib.analysis.conformance import PROPERTIES, load
 from fedlib.cli.reproduce import at_least
@@ -28,6 +30,7 @@ from fedlib.conformance.check import DEFAULT_INSTANCES
 from fedlib.conformance.comparison import DEFAULT_TRIALS
 from fedlib.conformance.federated import SETTINGS
 from fedlib.conformance.report import save
+from fedlib.fl.data import DataError
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -40,9 +43,13 @@ def _check(args: argparse.Namespace) -> int:
         mechanism = load(args.mechanism)
     except ValueError as error:
         args.parser.error(str(error))
-    certificate = check_mechanism(mechanism, claims=args.claims, instances=args.instances,
-                                  seed=args.seed, trials=args.trials, federated=args.federated,
-                                  engine=args.engine)
+    try:
+        certificate = check_mechanism(mechanism, claims=args.claims, instances=args.instances,
+                                      seed=args.seed, trials=args.trials,
+                                      federated=args.federated, engine=args.engine)
+    except DataError as error:  # the environment's, not the mechanism's: not status 1
+        print(f"{args.parser.prog}: error: {error}", file=sys.stderr)
+        return 2
     json_path, html_path = save(certificate, args.out)
     print(certificate.summary())
     print(f"certificate: {json_path} and {html_path}")

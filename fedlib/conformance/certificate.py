@@ -85,7 +85,8 @@ class Certificate:
     skipped : dict
         Part (``"comparison"``, ``"federated"``) -> why it did not run or stopped.
     environment : dict
-        :func:`fedlib.storage.environment.fingerprint` of the machine.
+        :func:`fedlib.storage.environment.fingerprint` of the machine, on the device (and
+        with the threads) of the federated runs, the CPU without them.
     created : str
         When (UTC, ISO 8601).
     fedlib_version : str

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import datetime
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from fedlib.analysis.conformance import USER_MODULE, claimed, conform, load
 from fedlib.analysis.conformance_search import search
+from fedlib.checks import integer
 from fedlib.conformance.certificate import Certificate
 from fedlib.conformance.comparison import DEFAULT_TRIALS, compare
 from fedlib.conformance.federated import SETTINGS, Engine, federated_config, run_federated
 from fedlib.conformance.report import save
+from fedlib.fl.data import verify
 from fedlib.storage.environment import fingerprint
 
 #: Random instances searched by default (after the adversarial ones).
@@ -30,6 +32,16 @@ def _source(mechanism: Any) -> str:
         path = Path(module.__file__).resolve()
         where = str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
     return f"{where}:{kind.__qualname__}"
+
+
+def _attempt(part: str, skipped: dict[str, str], run: Callable[[], Any]) -> Any:
+    """``run()``, or None with why it stopped in ``skipped[part]``: the mechanism's code may
+    fail on workers the search never tried (a sweep's, a federation's)."""
+    try:
+        return run()
+    except Exception as error:  # the user's code: any error is reported in one line
+        skipped[part] = f"stopped: {type(error).__name__}: {error}"
+        return None
 
 
 def check_mechanism(mechanism: Any, *, claims: Iterable[str] | None = None,
@@ -74,6 +86,9 @@ def check_mechanism(mechanism: Any, *, claims: Iterable[str] | None = None,
     ValueError
         If the mechanism does not fit the protocol, or an argument is out of range (one line
         naming it).
+    fedlib.fl.data.DataError
+        If a federated run is asked for and its dataset is missing or corrupted (before the
+        search: the message says how to get it).
 
     Examples
     --------
@@ -87,8 +102,10 @@ def check_mechanism(mechanism: Any, *, claims: Iterable[str] | None = None,
     wanted = claimed(mech.claims if claims is None else claims)
     if federated not in SETTINGS:
         raise ValueError(f"federated must be one of {SETTINGS}, got {federated!r}")
-    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 0:
-        raise ValueError(f"trials must be a non-negative integer, got {trials!r}")
+    integer(trials, "trials", minimum=0)
+    config = None if federated == "none" else federated_config(federated, seed)
+    if config is not None:  # before the search: missing data is the caller's to fix
+        verify(config.dataset)
     result = search(mech, instances, seed=seed, paper=paper)
     skipped: dict[str, str] = {}
     comparison = runs = None
@@ -97,14 +114,14 @@ def check_mechanism(mechanism: Any, *, claims: Iterable[str] | None = None,
                    "federated": "the mechanism is not well defined"}
     else:
         if trials:
-            try:
-                comparison = compare(mech, trials, seed)
-            except Exception as error:  # the mechanism's code failed on a sweep's workers
-                skipped["comparison"] = f"stopped: {type(error).__name__}: {error}"
-        if federated != "none":
-            runs = run_federated(federated_config(federated, seed), mech, engine=engine)
+            comparison = _attempt("comparison", skipped, lambda: compare(mech, trials, seed))
+        if config is not None:
+            runs = _attempt("federated", skipped,
+                            lambda: run_federated(config, mech, engine=engine))
+    environment = (fingerprint("cpu") if config is None
+                   else fingerprint(config.device, config.threads))
     certificate = Certificate(
-        mech, source, wanted, result, comparison, runs, skipped, fingerprint("cpu"),
+        mech, source, wanted, result, comparison, runs, skipped, environment,
         datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
     if out is not None:
         save(certificate, out)

@@ -68,8 +68,8 @@ def report_html(cert: Certificate) -> str:
                       f"<p>{html.escape(cex.text)}.</p>", cex.table()._repr_html_()]
     if cert.search.timing is not None:
         parts += ["<h2>Running time</h2>",
-                  f"<p>{html.escape(cert.search.verdict('efficient').measured)} (select, then "
-                  "pay, on the paper's synthetic workers with B = n).</p>",
+                  f"<p>{html.escape(cert.search.verdict('efficient').measured)} (CPU time of "
+                  "select, then pay, on the paper's synthetic workers with B = n).</p>",
                   cert.search.timing.table()._repr_html_()]
     if cert.comparison is not None:
         parts += ["<h2>Beside the paper's mechanisms (Figures 4-5)</h2>",

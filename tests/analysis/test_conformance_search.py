@@ -4,6 +4,7 @@ and agreement with :mod:`fedlib.mechanism.properties` on any instance."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 
 from fedlib.analysis.conformance import MechanismBase, Player, claimed
 from fedlib.analysis.conformance_search import (
+    EFFICIENT_EXPONENT,
     PAPER_CASES,
     Case,
     Deviation,
@@ -27,6 +29,7 @@ from fedlib.analysis.conformance_search import (
 from fedlib.mechanism import (
     MECHANISMS,
     Instance,
+    deviation_grid,
     individual_rationality,
     select,
     truthfulness,
@@ -92,6 +95,35 @@ def test_ours_counterexample_is_theorem_4s_kind_a_dishonest_worker_who_overbids_
     assert not lie.selected[w] and cex.deviations[0].bid > cex.instance.costs[w]
     assert searches["ours"].verdict("truthful_honest").holds  # corrected Theorem 4, part 1
     assert searches["rrafl"].verdict("truthful").holds  # part 3: the ex-ante variant
+
+
+def test_the_json_carries_the_utilities_of_a_misreport_as_numbers(searches):
+    """Ours: the dishonest worker's utility bidding its cost (paid below it) and misreporting
+    (losing: 0), read from the certificate's numbers, not its sentence."""
+    saved = json.loads(json.dumps(searches["ours"].verdict("truthful").to_dict()))
+    cex = saved["counterexample"]
+    plays = {play["name"]: play for play in cex["plays"]}
+    truthful, misreport = plays["truthful"]["worker_utility"], plays["misreport"]["worker_utility"]
+    assert misreport > truthful and misreport - truthful == pytest.approx(cex["margin"])
+    assert truthful == pytest.approx(plays["truthful"]["worker_payment"] - cex["worker_cost"])
+    assert plays["misreport"]["worker_payment"] == 0.0 == misreport  # it loses
+
+
+def test_the_verdicts_count_the_instances_and_the_misreports_tried():
+    """Each worker of Theorem 4's instance bids every bid of its grid (monotonicity), then
+    delivers less (truthfulness); every misreport is also a play checked for the budget. The
+    dishonest worker's are not among truthful_honest's; winners bid their cost for IR."""
+    instance = Instance(*THEOREM4)
+    found = search(OURS, 0, timing=False, cases=[Case(instance, "Theorem 4")])
+    counts = {v.property: v.to_dict() for v in found.verdicts}
+    assert {c["instances"] for c in counts.values()} == {1}
+    bids = sum(np.union1d(deviation_grid(instance, w), [instance.costs[w]]).size - 1
+               for w in range(instance.n))
+    assert counts["monotone"]["misreports"] == bids
+    assert counts["truthful"]["misreports"] > bids
+    assert counts["budget_feasible"]["misreports"] == counts["truthful"]["misreports"]
+    assert 0 < counts["truthful_honest"]["misreports"] < counts["truthful"]["misreports"]
+    assert counts["ir"]["misreports"] == 0
 
 
 @pytest.mark.parametrize("cases", ["without the paper's examples", "random instances only"])
@@ -185,6 +217,28 @@ def test_running_time_is_fitted_and_a_slow_mechanism_stops_early():
     slow = time_mechanism(Player(Quadratic()), np.random.default_rng(0),
                           sizes=(1000, 3000, 10000, 30000, 100000), repeats=1, limit_s=0.05)
     assert slow.sizes.size < 5  # 100000 workers would take about 300 times the 1000 ones
+
+
+class Cubic(PricePerUnit):
+    """Algorithm 1 after 3 n^3 steps of deterministic work (all pairs, three times per
+    worker)."""
+
+    def select(self, bids, Re, budget, *, costs=None, rng=None):
+        b = np.asarray(bids, float)
+        for x in np.repeat(b, 3):
+            np.subtract.outer(b, b - x).max()
+        return super().select(bids, Re, budget)
+
+
+def test_a_cubic_selection_is_refuted_as_efficient():
+    """About 6 ms of CPU time at n = 100 grows some 15- to 25-fold at 300 (fitted exponents
+    2.2-2.8 with twenty processes on two cores), and the time extrapolated to 1000 stops the
+    timing there. The time is CPU time, the work the same on every call: to fall to the limit
+    of 1.5 (a 5-fold growth), the median at n = 100 would have to triple alone."""
+    verdict = search(Cubic(), 0, cases=[]).verdict("efficient")
+    exponent = verdict.to_dict()["exponent"]
+    assert not verdict.holds and verdict.violations == 1
+    assert exponent > EFFICIENT_EXPONENT and f"time ~ n^{exponent:.2f}" in verdict.measured
 
 
 def test_a_fault_on_the_timing_workers_is_reported_with_its_instance():

@@ -69,6 +69,18 @@ def test_usage_errors_exit_2_with_one_line(words, message, capsys):
     assert message in err and "Traceback" not in err
 
 
+def test_missing_data_for_a_federation_exits_2_saying_how_to_get_it(tmp_path, monkeypatch,
+                                                                     capsys):
+    """Not 1, which says a claimed property failed; before the search, nothing written."""
+    monkeypatch.setenv("FEDLIB_DATA", str(tmp_path))
+    assert main(["check-mechanism", "fedlib.mechanism:RRAFL", "--federated", "fast",
+                 "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m fedlib check-mechanism: error: Dataset files not found")
+    assert f"Looked in {tmp_path.resolve()} (from the FEDLIB_DATA variable)" in err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
 def test_a_class_that_does_not_fit_is_a_usage_error_naming_what_it_lacks(tmp_path, capsys):
     path = tmp_path / "half.py"
     path.write_text("class Half:\n    name = 'half'\n    def select(self, bids, Re, budget):\n"

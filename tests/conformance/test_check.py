@@ -37,6 +37,7 @@ def test_the_certificate_names_what_failed_against_the_claims(overspends):
     assert overspends.summary().startswith(
         "overspends (broken_mechanisms:Overspends): REFUTED: budget_feasible\noverspends: ")
     assert overspends.environment["numpy"] and overspends.fedlib_version == fedlib.__version__
+    assert overspends.environment["device"] == "cpu"  # no federated run
     assert repr(overspends) == overspends.summary()
     page = overspends._repr_html_()
     assert '<b style="color:#b2182b">REFUTED</b>' in page and "meaning" not in page
@@ -65,6 +66,8 @@ def test_json_and_html_are_written_and_say_the_same(overspends, tmp_path):
     cex = budget["counterexample"]
     assert sum(cex["plays"][0]["payments"]) > cex["instance"]["budget"]
     assert saved["search"]["seed"] == 1 and saved["environment"]["lock_sha256"]
+    efficient = next(p for p in saved["properties"] if p["property"] == "efficient")
+    assert f"time ~ n^{efficient['exponent']:.2f} " in efficient["measured"]
     page = html_path.read_text()
     assert "Refuted: budget_feasible." in page and page.count("data:image/png;base64") == 4
     assert "Counterexample to budget_feasible" in page

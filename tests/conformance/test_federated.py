@@ -4,13 +4,15 @@ Flower federation whose Ray processes see it registered too."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from broken_mechanisms import ExAnte
 
 from fedlib.analysis.conformance import load
-from fedlib.conformance import check_mechanism
+from fedlib.conformance import check, check_mechanism
 from fedlib.conformance.federated import federated_config, run_federated
 from fedlib.mechanism import MECHANISMS
 
@@ -30,6 +32,36 @@ def test_a_fast_federated_run_beside_ours(data_root):
     assert mine["winners"] > ours["winners"] and mine["budget_used"] > 1 >= ours["budget_used"]
     assert runs.table().column("mechanism") == ["Our mechanism", "overspends"]
     assert "overspends" not in MECHANISMS
+
+
+class FailsOnSix(ExAnte):
+    """Keeps its claims on up to four workers, refuses six (the fast federation's)."""
+
+    name = "fails_on_six"
+
+    def select(self, bids, Re, budget, *, costs=None, rng=None):
+        if len(bids) == 6:
+            raise RuntimeError("six workers")
+        return super().select(bids, Re, budget)
+
+
+def test_a_mechanism_failing_in_the_federation_is_reported_not_raised(data_root):
+    """Without the random instances and the paper's, the search never shows it six workers:
+    its claims hold, and the federated run's fault is named as the comparison's would be."""
+    cert = check_mechanism(FailsOnSix(), instances=0, trials=0, paper=False, federated="fast")
+    assert cert.passed and cert.federated is None
+    assert cert.skipped == {"federated": "stopped: RuntimeError: six workers"}
+    assert "federated not run: stopped: RuntimeError: six workers" in cert.summary()
+
+
+def test_the_environment_is_that_of_the_federated_runs_device(data_root, monkeypatch):
+    """The runs' device and threads, here a setting on torch's "meta" device (known on any
+    machine), the run itself left out."""
+    monkeypatch.setattr(check, "federated_config", lambda setting, seed: replace(
+        federated_config(setting, seed), device="meta", threads=2))
+    monkeypatch.setattr(check, "run_federated", lambda config, *mechanisms, engine: None)
+    cert = check_mechanism(ExAnte(), instances=0, trials=0, paper=False, federated="fast")
+    assert cert.environment["device"] == "meta" and cert.environment["threads"] == 2
 
 
 @pytest.mark.slow

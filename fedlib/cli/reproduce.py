@@ -26,9 +26,12 @@ processes share the configurations, or the runs of one grid. ``--seeds`` (``--se
 configuration once per seed, one file per seed (``_s<seed>`` ends the name of every seed but
 0): ``--seeds 0-9`` or ``--seeds 0 3 5``; a seed draws everything random in a run (the workers'
 data and label noise, the validation and test sets, bids, batch orders and initial models).
-Runs checkpoint under ``<out>/.checkpoints/`` and share finished tasks
+Runs checkpoint under ``<out>/.checkpoints/<environment>/`` and share finished tasks
 (:mod:`fedlib.experiments.task_store`), so a restarted command resumes, and keeps results
-already saved with the same configuration.
+already saved with the same configuration. ``<environment>`` names the environment fingerprint
+of the run's device (:func:`checkpoint_dir`): a run resumes only where its environment is the
+one that checkpointed it (another CPU kind, torch or lock starts it over), so that a saved file
+never mixes the rounding of two machines.
 
 ``--executor ray`` runs the configurations as tasks on a Ray cluster
 (:class:`fedlib.runtime.RayExecutor`: the one ``RAY_ADDRESS`` names, else a Ray started on
@@ -36,9 +39,10 @@ this machine): one task of one CPU per
 configuration, ``--jobs`` at a time (default: as many as the cluster runs), the runs of a grid
 on the node of its task. Each task saves its result on its node, so that the file records the
 environment of the machine that computed it, and sends the file to this machine, which writes
-it into ``--out`` (results need no shared folder). Checkpoints go to ``<out>/.checkpoints/`` as
-each node sees that path (a folder shared at the same path by every node lets a restarted
-command resume anywhere; otherwise a run resumes on the node that checkpointed it); the tasks a
+it into ``--out`` (results need no shared folder). Checkpoints go to
+``<out>/.checkpoints/<environment>/`` as each node sees that path (a folder shared at the same
+path by every node lets a restarted command resume on any node of the same environment;
+otherwise a run resumes on the node that checkpointed it); the tasks a
 run shares with another (RRAFL's with ours) are kept in a folder of each node's own, deleted at
 the end, so that a file never mixes machines. Every node must run the same fedlib sources as
 this machine (a task refuses otherwise).
@@ -58,6 +62,7 @@ cuda``, TF32 off) is verified under the cross-machine rule.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -76,7 +81,7 @@ from fedlib.experiments.task_store import code_fingerprint
 from fedlib.fl.data import DATASETS
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.runtime import parallel_map
-from fedlib.storage import comparison, results
+from fedlib.storage import comparison, environment, results
 
 
 def at_least(cast: Callable[[str], float], minimum: float,
@@ -173,6 +178,16 @@ def _options(args: argparse.Namespace, kind: str) -> list[Options]:
                     fast=args.fast, device=args.device) for seed in _seeds(args)]
 
 
+def checkpoint_dir(out: str | os.PathLike[str], state: dict[str, Any]) -> Path:
+    """Where the runs of the configuration ``state`` (its ``to_dict``) checkpoint on this
+    machine: ``<out>/.checkpoints/`` and 12 hex digits of the hash of the environment
+    fingerprint of its device and threads (:func:`fedlib.storage.environment.fingerprint`, as
+    the saved file will record it)."""
+    machine = environment.fingerprint(state["device"], state.get("threads", 1))
+    key = hashlib.sha256(json.dumps(machine, sort_keys=True).encode()).hexdigest()[:12]
+    return Path(out) / ".checkpoints" / key
+
+
 def _job(state: dict[str, Any], out: str, task_store: str, jobs: int) -> str:
     """Run (or resume) one configuration, save it; a line saying what was done.
 
@@ -187,7 +202,7 @@ def _job(state: dict[str, Any], out: str, task_store: str, jobs: int) -> str:
         pass
     else:
         return f"{done.path}: kept (already computed with this configuration; delete to redo)"
-    result = config.run(jobs=jobs, checkpoint_dir=Path(out) / ".checkpoints",
+    result = config.run(jobs=jobs, checkpoint_dir=checkpoint_dir(out, state),
                         task_store=task_store)
     path = results.save_result(name, config, result.records, out,
                                wall_time_s=result.wall_time_s)
@@ -203,7 +218,7 @@ def _ray_job(state: dict[str, Any], out: str, command: str, code: str) -> tuple[
                            "install the same revision on every node")
     config = registry.rebuild(state)
     name = config.result_name()
-    result = config.run(jobs=1, checkpoint_dir=Path(out) / ".checkpoints",
+    result = config.run(jobs=1, checkpoint_dir=checkpoint_dir(out, state),
                         task_store=_node_store(command))
     with tempfile.TemporaryDirectory(prefix="fedlib-result-") as staging:
         path = results.save_result(name, config, result.records, staging,

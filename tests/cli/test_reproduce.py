@@ -32,7 +32,7 @@ def test_reproduce_tables_runs_all_five_mechanisms_in_parallel(data_root, tmp_pa
                  "--out", str(tmp_path), "--jobs", "2"]) == 0
     names = sorted(p.name for p in tmp_path.glob("*.json"))
     assert names == sorted(f"tables_mnist_{m}_fast.json" for m in multitask.TABLE_MECHANISMS)
-    assert not list((tmp_path / ".checkpoints").iterdir())
+    assert not [path for path in (tmp_path / ".checkpoints").rglob("*") if path.is_file()]
     assert verification.verify_result("tables_mnist_vanilla_fast", n_tasks=1,
                                       results_dir=tmp_path).ok
     assert "tables_mnist_vanilla_fast.json: 3 records in" in capsys.readouterr().out
@@ -177,3 +177,21 @@ def test_verbose_logs_each_task(data_root, tmp_path, caplog):
                      "--fast", "--jobs", "1", "--out", str(tmp_path)]) == 0
     tasks = [r.getMessage() for r in caplog.records if r.name == "fedlib.experiments.multitask"]
     assert len(tasks) == 3 and tasks[0].startswith("tables_mnist_ours_fast task 0: ")
+
+
+def test_a_run_resumes_only_from_checkpoints_of_its_own_environment(tmp_path, monkeypatch):
+    """The checkpoint folder is named by the environment fingerprint the saved file will
+    record: the same machine finds its checkpoints again, another CPU kind (or torch, or
+    thread count) starts over, so that no file mixes two machines' rounding."""
+    from fedlib.cli.reproduce import checkpoint_dir
+    from fedlib.storage import environment
+
+    state = MultiTaskConfig(dataset="mnist", device="cpu").to_dict()
+    here = checkpoint_dir(tmp_path, state)
+    assert here.parent == tmp_path / ".checkpoints" and here == checkpoint_dir(tmp_path, state)
+    assert checkpoint_dir(tmp_path, {**state, "threads": 2}) != here
+    real = environment.fingerprint
+    monkeypatch.setattr(environment, "fingerprint",
+                        lambda *args: {**real(*args), "cpu_model": "another CPU"})
+    assert checkpoint_dir(tmp_path, state) != here
+

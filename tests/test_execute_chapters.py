@@ -41,6 +41,34 @@ def _chapter(folder: Path, name: str, code: str) -> Path:
     return path
 
 
+def _exercise_chapter(folder: Path, name: str, check: str) -> Path:
+    """A chapter that ends with one exercise whose gated solution runs ``check``."""
+    path = folder / f"{name}.md"
+    path.write_text(f"""{FRONT}
+# {name}
+
+## Exercises
+
+:::{{exercise}} Add
+:label: ex-add
+
+Add one and one. You should find two.
+:::
+
+:::{{solution-start}} ex-add
+:class: dropdown
+:::
+
+```{{code-cell}} ipython3
+{check}
+```
+
+:::{{solution-end}}
+:::
+""")
+    return path
+
+
 def test_every_chapter_reads_as_a_notebook_with_the_books_extensions():
     script = _script()
     extensions = script.myst_extensions(ROOT)
@@ -61,7 +89,8 @@ def test_a_plain_markdown_file_is_refused(tmp_path):
 @pytest.mark.slow
 def test_the_build_uses_what_the_script_executed(tmp_path):
     """A one-page book: the script executes its page into the cache, then ``jupyter-book
-    build`` renders it from there without running it (and a failing page is not cached)."""
+    build`` renders it from there without running it (and a failing page, one whose
+    exercise has a wrong solution, is reported and not cached)."""
     book = tmp_path / "book"
     book.mkdir()
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
@@ -69,13 +98,15 @@ def test_the_build_uses_what_the_script_executed(tmp_path):
         {"title": "t", "execute": config["execute"], "parse": config["parse"]}))
     (book / "_toc.yml").write_text("format: jb-book\nroot: good\n")
     good = _chapter(book, "good", "print(6 * 7)")
-    bad = _chapter(tmp_path, "bad", "raise RuntimeError('this chapter fails')")
+    # a chapter whose exercise has a wrong solution (its assert fails)
+    bad = _exercise_chapter(tmp_path, "bad", "assert 1 + 1 == 3, 'this chapter fails'")
     cache = book / "_build" / ".jupyter_cache"
     run = [sys.executable, str(SCRIPT), "--cache", str(cache), "--book", str(book), "--jobs", "2"]
 
     failed = subprocess.run([*run, "--", str(good), str(bad)], capture_output=True, text=True)
     assert failed.returncode == 1
     assert "FAILED bad.md" in failed.stderr and "this chapter fails" in failed.stderr
+    assert "AssertionError" in failed.stderr
     assert [Path(r.uri).name for r in get_cache(str(cache)).list_cache_records()] == ["good.md"]
 
     again = subprocess.run([*run, "--", str(good)], capture_output=True, text=True, check=True)
@@ -86,3 +117,14 @@ def test_the_build_uses_what_the_script_executed(tmp_path):
     log = build.stdout + build.stderr
     assert "Using cached notebook" in log and "Executing notebook" not in log, log[-3000:]
     assert "42" in (book / "_build" / "html" / "good.html").read_text()
+
+
+def test_a_gated_solutions_code_is_a_cell_of_its_chapter(tmp_path):
+    """The code of a gated solution ({solution-start} ... {solution-end}) is read as a code
+    cell of the chapter, so it runs with the others: a wrong solution fails the execution
+    (test_the_build_uses_what_the_script_executed, whose failing chapter is such a one)."""
+    chapter = _exercise_chapter(tmp_path, "wrong", "assert 1 + 1 == 3")
+    script = _script()
+    notebook = script.read_chapter(chapter, script.myst_extensions(ROOT))
+    assert [cell.source for cell in notebook.cells if cell.cell_type == "code"] == [
+        "assert 1 + 1 == 3"]

@@ -23,7 +23,9 @@ from fedlib.book import (
     BACK_MATTER,
     ROOT,
     chapter_titles,
+    exercises,
     notebook_chapters,
+    teaching_chapters,
     toc_files,
     toc_parts,
 )
@@ -266,6 +268,101 @@ def test_every_figure_is_printed_with_its_caption(book, html_dir):
                 for caption in figure_captions((html_dir / f"{name}.html").read_text())]
     assert len(captions) > 30, f"only {len(captions)} figure captions found in the HTML"
     problems = captions_apart(captions, texts, images)
+    assert not problems, problems
+
+
+def exercise_headings(page: str) -> dict[str, tuple[str, str]]:
+    """The printed headings of the exercises of a built page, by label: the exercise's
+    ("Exercise 4.1 (Algorithm 1 by hand)", numbered by sphinx-exercise) and its solution's
+    ("Solution to Exercise 4.1 (...)"), each up to its first formula (printed as paths)."""
+
+    def words(title: str) -> str:
+        title = re.split(r'<span class="math|\\\(', title)[0]
+        return htmllib.unescape(re.sub(r"<[^>]+>", "", title))
+
+    exercise = re.findall(r'<div class="exercise[^"]*" id="([^"]+)">\s*'
+                          r'<p class="admonition-title">(.*?)</p>', page, flags=re.S)
+    solution = dict(re.findall(r'<p class="admonition-title">Solution to<a class="reference '
+                               r'internal" href="#([^"]+)">(.*?)</a></p>', page, flags=re.S))
+    return {label: (words(title), "Solution to" + words(solution.get(label, " ?")))
+            for label, title in exercise}
+
+
+def exercises_misprinted(expected: list[tuple[str, str, str | None]],
+                         texts: list[str]) -> list[str]:
+    """What is missing or out of order in the printed ``texts`` (every page's text, in
+    reading order) among the ``expected`` exercises, each (its heading, its solution's heading,
+    a line of its solution's code or None), in the book's order: each heading printed after
+    the one before it, the code after its solution's heading and before the next exercise."""
+    text = unicodedata.normalize("NFKC", _squeezed("".join(texts)))
+    problems, at = [], 0
+    for heading, solution, code in expected:
+        for what, words in (("exercise", heading), ("solution", solution), ("code", code)):
+            if words is None:
+                continue
+            words = unicodedata.normalize("NFKC", _squeezed(words))
+            found = text.find(words, at)
+            # an exercise's heading is also the end of its solution's ("Solution to Exercise")
+            while what == "exercise" and found >= 0 and text[:found].endswith("Solutionto"):
+                found = text.find(words, found + 1)
+            if found < 0:
+                where = "out of order" if words in text else "not printed"
+                problems.append(f"{what} {words[:60]}: {where}")
+            else:
+                at = found + len(words)
+    return problems
+
+
+def test_a_misprinted_exercise_is_found():
+    page = ('<div class="exercise admonition" id="ex-sum">\n<p class="admonition-title">'
+            '<span class="caption-number">Exercise 2.1 </span> (Sum to <span class="math '
+            'notranslate nohighlight">\\(n\\)</span>)</p></div>\n<div class="solution dropdown '
+            'admonition" id="s-1">\n<p class="admonition-title">Solution to<a class="reference '
+            'internal" href="#ex-sum"> Exercise 2.1 (Sum to <span class="math">n</span>)</a></p>')
+    assert exercise_headings(page) == {
+        "ex-sum": ("Exercise 2.1  (Sum to ", "Solution to Exercise 2.1 (Sum to ")}
+    expected = [("Exercise 2.1 (Sum", "Solution to Exercise 2.1 (Sum", "assert s == 6"),
+                ("Exercise 2.2 (Pay", "Solution to Exercise 2.2 (Pay", None)]
+    printed = ["✏ Exercise 2.1 (Sum to n)\nAdd.\nSolution to Exercise 2.1 (Sum to\nn)\n",
+               "s = 1 + 2 + 3\nassert s ==\n6\n✏ Exercise 2.2 (Pay)\n",
+               "Solution to Exercise 2.2 (Pay)"]
+    assert exercises_misprinted(expected, printed) == []
+    code_first = ["✏ Exercise 2.1 (Sum)\nassert s == 6\nSolution to Exercise 2.1 (Sum)\n",
+                  "✏ Exercise 2.2 (Pay)\nSolution to Exercise 2.2 (Pay)"]
+    assert exercises_misprinted(expected, code_first) == ["code asserts==6: out of order"]
+    assert exercises_misprinted(expected[::-1], printed) == [
+        "exercise Exercise2.1(Sum: out of order", "solution SolutiontoExercise2.1(Sum: "
+        "out of order", "code asserts==6: out of order"]
+    no_solution = [printed[0].replace("Solution to Exercise 2.1", "Exercise 2.1"), *printed[1:]]
+    assert exercises_misprinted(expected, no_solution) == [
+        "solution SolutiontoExercise2.1(Sum: not printed"]
+
+
+@pytest.fixture(scope="module")
+def reading_order(book) -> list[str]:
+    """Every page's text in reading order: a page that prints an exercise's or a solution's
+    heading is read by its layout (its plain text puts the boxes' headings at its end)."""
+    reader, texts = book
+    return [page.extract_text(extraction_mode="layout") if "Exercise" in text else text
+            for page, text in zip(reader.pages, texts, strict=True)]
+
+
+def test_every_exercise_is_printed_with_its_solution(reading_order, html_dir):
+    """Each teaching chapter's exercises print in the book's order, each with its heading
+    (numbered as in the HTML), then its solution's, then its solution's code (the first
+    assert), unfolded."""
+    expected = []
+    for path in teaching_chapters():
+        name = path.relative_to(ROOT).with_suffix("")
+        headings = exercise_headings((html_dir / f"{name}.html").read_text())
+        listed = exercises(path.read_text())
+        assert list(headings) == [e.label for e in listed], f"{name}: the HTML's exercises"
+        for e in listed:
+            first = next((line for cell in e.code for line in cell.splitlines()
+                          if line.lstrip().startswith("assert ")), None)
+            expected.append((*headings[e.label], first))
+    assert sum(code is not None for *_, code in expected) >= 2 * len(teaching_chapters()) - 2
+    problems = exercises_misprinted(expected, reading_order)
     assert not problems, problems
 
 

@@ -14,11 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Chapters of the book's parts that may end without exercises. Every other chapter of those
-#: parts (the back matter aside) ends with its exercises, the reports on the experiments (06)
-#: and on the reproduction (07) included; the Flower federation (06b) is the one left, its
-#: exercises being written with its deployment work.
-REPORTS = ("06b_federation",)
 #: Chapters that CI executes at the paper's scale only (in the book's build), not in fast mode
 #: as well: the Flower federation (06b), whose slowest sections, the small federation with
 #: failing workers and on the Deployment Runtime, run in both modes alike, and whose fast
@@ -64,9 +59,9 @@ def notebook_chapters(root: Path = ROOT) -> list[Path]:
 
 def teaching_chapters(root: Path = ROOT) -> list[Path]:
     """The notebook chapters that teach, in book order: those of every part but the back
-    matter, less the :data:`REPORTS`. Each must end with its exercises."""
+    matter. Each must end with its exercises."""
     names = [name for caption, files in toc_parts(root).items() if caption != BACK_MATTER
-             for name in files if Path(name).name not in REPORTS]
+             for name in files]
     paths = [root / f"{name}.md" for name in names]
     return [path for path in paths if path.exists() and is_notebook(path)]
 

@@ -31,13 +31,13 @@ ARGS = ["reproduce", "tables", "--dataset", "mnist", "--fast", "--seeds", "0", "
 def ray_head():
     """A Ray head on this machine with two CPUs (fedlib.flower.launch.RayHead); its address.
     Stopped by its process id, with its process group."""
-    from fedlib.flower.launch import RayHead, _descendants, _group, process_alive
+    from fedlib.flower.launch import RayHead, _group, descendants, process_alive
 
     folder = tempfile.mkdtemp(prefix="fr", dir="/tmp")  # Ray's socket paths must be short
     env = {**os.environ, "ONEDNN_MAX_CPU_ISA": "ALL"}
     try:
         with RayHead(folder, cpus=2, env=env) as head:
-            processes = [head.process.pid, *_descendants(head.process.pid),
+            processes = [head.process.pid, *descendants(head.process.pid),
                          *_group(head.process.pid)]
             yield head.address
         assert not [pid for pid in processes if process_alive(pid)]

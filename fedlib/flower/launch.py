@@ -94,7 +94,8 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def _descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> list[int]:
+    """The processes that ``pid`` started, and theirs, down the tree (from /proc)."""
     tree, found, todo = _children(), [], [pid]
     while todo:
         children = tree.get(todo.pop(), [])
@@ -126,7 +127,7 @@ def _group(pid: int) -> list[int]:
 def stop_process(process: subprocess.Popen[Any], grace: float = 15.0) -> None:
     """Stop ``process``, its children and the rest of its process group (SIGTERM, then SIGKILL
     after ``grace`` seconds). The processes started here lead a group of their own."""
-    pids = sorted({process.pid, *_descendants(process.pid), *_group(process.pid)})
+    pids = sorted({process.pid, *descendants(process.pid), *_group(process.pid)})
     for pid in pids:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
@@ -136,7 +137,7 @@ def stop_process(process: subprocess.Popen[Any], grace: float = 15.0) -> None:
             process.wait(timeout=0.2)
         if not any(process_alive(pid) for pid in pids):
             return
-    for pid in {*pids, *_descendants(process.pid), *_group(process.pid)}:
+    for pid in {*pids, *descendants(process.pid), *_group(process.pid)}:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     process.wait()

@@ -5,7 +5,7 @@ Two runs through ``flwr run`` against a SuperLink started for each, their Client
 head the module shares (``shared_ray_head`` of tests/conftest.py, ``RAY_ADDRESS`` as
 for a cluster): the smoke-sized federation through the command line, and the same with outages. The
 Deployment Runtime is checked by chapter 06b (a SuperLink, six SuperNodes, one stopped
-mid-task, every process gone after the run), which CI executes in both of its modes.
+mid-task, every process gone after the run), which CI executes in its full build.
 """
 
 from __future__ import annotations

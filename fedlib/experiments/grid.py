@@ -42,13 +42,10 @@ SWEEP_TASKS = 20
 SWEEP_ROUND_FIELDS = ("passed", "margin", "test_loss", "test_acc")
 
 
-def _run_and_drop_checkpoint(config: dict[str, Any], checkpoint: str | None,
-                             task_store: str | None,
-                             round_fields: Sequence[str]) -> tuple[list[dict[str, Any]], float]:
+def _run(config: dict[str, Any], checkpoint: str | None, task_store: str | None,
+         round_fields: Sequence[str]) -> tuple[list[dict[str, Any]], float]:
     result = run_multitask(MultiTaskConfig.from_dict(config), checkpoint, task_store=task_store,
                            round_fields=round_fields)
-    if checkpoint is not None:
-        Path(checkpoint).unlink(missing_ok=True)
     return list(result.records), result.wall_time_s
 
 
@@ -64,8 +61,9 @@ def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
     jobs : int, default 1
         Parallel processes (every run is seeded, so the records do not depend on ``jobs``).
     checkpoints : sequence of path, optional
-        One checkpoint file per configuration (see :func:`run_multitask`); a finished run
-        deletes its checkpoint.
+        One checkpoint file per configuration (see :func:`run_multitask`), deleted once every
+        run has finished: a finished run's checkpoint holds all its tasks, so that a call
+        interrupted before the others finish resumes it at once.
     round_fields : sequence of str, default :data:`ROUND_FIELDS`
         Round fields kept in the returned records.
     task_store : path, optional
@@ -92,9 +90,11 @@ def run_many(configs: Sequence[MultiTaskConfig], *, jobs: int = 1,
                          f"files for {len(configs)} configurations")
     with tempfile.TemporaryDirectory(prefix="fedlib-tasks-") as temporary:
         store = str(task_store) if task_store is not None else temporary
-        outputs = parallel_map(_run_and_drop_checkpoint,
-                               [(config.to_dict(), path, store, tuple(round_fields))
-                                for config, path in zip(configs, paths, strict=True)], jobs)
+        outputs = parallel_map(_run, [(config.to_dict(), path, store, tuple(round_fields))
+                                      for config, path in zip(configs, paths, strict=True)], jobs)
+    for path in paths:
+        if path is not None:
+            Path(path).unlink(missing_ok=True)
     return [MultiTaskResult(config, tuple(records), wall)
             for config, (records, wall) in zip(configs, outputs, strict=True)]
 
@@ -209,8 +209,9 @@ class Grid:
             task_store: str | os.PathLike[str] | None = None) -> GridResult:
         """Run every point, ``jobs`` at a time in spawned processes
         (:func:`run_many`: seeded runs, so the records do not
-        depend on ``jobs``), each checkpointed in ``checkpoint_dir`` and resumed from it (a
-        finished run deletes its checkpoint), sharing finished tasks through ``task_store``."""
+        depend on ``jobs``), each checkpointed in ``checkpoint_dir`` and resumed from it (the
+        checkpoints are deleted once every run has finished), sharing finished tasks through
+        ``task_store``."""
         name = self.result_name()
         checkpoints = (None if checkpoint_dir is None else
                        [Path(checkpoint_dir) / f"{name}_{label}.pt" for label in self.run_labels()])

@@ -160,3 +160,32 @@ def test_result_names_and_command_flags():
     assert registry.command_flags(fast) == ["--dataset fashion", "--mechanisms rrafl",
                                             "--budget 40", "--carry-model", "--seeds 3", "--fast"]
     assert registry.command_flags(TINY) is None
+
+
+def test_an_interrupted_grid_keeps_its_finished_runs(tiny, tmp_path, monkeypatch):
+    """run_many deletes the checkpoints only once every run has finished: a call interrupted
+    after one run finished resumes that run from its checkpoint, without training it again."""
+    from fedlib.experiments import grid
+
+    configs = [replace(TINY, n_tasks=2), replace(TINY, n_tasks=2, budget=13.0)]
+    paths = [tmp_path / "a.pt", tmp_path / "b.pt"]
+    real = grid.run_multitask
+
+    def interrupt_the_second(config, checkpoint, **options):
+        if config.budget == 13.0:
+            raise KeyboardInterrupt
+        return real(config, checkpoint, **options)
+
+    monkeypatch.setattr(grid, "run_multitask", interrupt_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        grid.run_many(configs, checkpoints=paths)
+    assert paths[0].exists() and not paths[1].exists()
+    monkeypatch.setattr(grid, "run_multitask", real)
+    seen = []
+    monkeypatch.setattr(grid, "run_multitask",
+                        lambda config, checkpoint, **options: real(
+                            config, checkpoint, on_task=seen.append, **options))
+    runs = grid.run_many(configs, checkpoints=paths)
+    assert [r["task"] for r in seen] == [0, 1]  # the second run's tasks only
+    assert _json(runs[0].records) == _json(tiny.records[:2])
+    assert not [path for path in paths if path.exists()]

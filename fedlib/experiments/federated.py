@@ -21,9 +21,6 @@ from fedlib.paper import numbers as paper_numbers
 
 #: Display names of the datasets.
 DATASET_LABELS = {"mnist": "MNIST", "fashion": "Fashion-MNIST"}
-#: Labels of the three kinds of row in a comparison.
-OURS, PAPER, DIFF = "ours", "paper", "ours - paper"
-
 
 # ------------------------------------------------------- Tables 1-3 of one run
 
@@ -272,112 +269,6 @@ def budget_overruns(result: MultiTaskResult, tol: float = 1e-9) -> list[tuple[in
     budget = result.config.budget
     return [(r["task"], float(sum(r["payments"]))) for r in result.records
             if sum(r["payments"]) > budget * (1 + tol) + tol]
-
-
-def _diff(ours: float, paper: float) -> float:
-    return ours - paper if np.isfinite(ours) else float("nan")
-
-
-def table1_rows(runs: Mapping[str, MultiTaskResult]) -> list[dict[str, Any]]:
-    """Table 1 for each dataset's run of ours beside the paper's, three rows per quantity.
-
-    Each row holds ``dataset``, ``quantity``, ``source`` (:data:`OURS`, :data:`PAPER` or
-    :data:`DIFF`) and one value per data accuracy of
-    :data:`~fedlib.paper.numbers.TABLE1_DACCS` (keys are the floats). Ours follows
-    :func:`table1` over all tasks: mean contribution and payment
-    over the (worker, task) pairs the group won (NaN if it never won) and the group's mean
-    reputation after the last task.
-    """
-    rows = []
-    for dataset, run in runs.items():
-        ours = table1(run)
-        paper = paper_numbers.TABLE1[dataset]
-        for quantity in paper_numbers.TABLE1_QUANTITIES:
-            values = {d: ours[d][quantity] for d in paper_numbers.TABLE1_DACCS}
-            base = {"dataset": dataset, "quantity": quantity}
-            rows += [{**base, "source": OURS, **values},
-                     {**base, "source": PAPER, **paper[quantity]},
-                     {**base, "source": DIFF, **{d: _diff(values[d], paper[quantity][d])
-                                                 for d in values}}]
-    return rows
-
-
-def _per_mechanism(runs: Mapping[tuple[str, str], MultiTaskResult], paper: Mapping,
-                   statistic: Any) -> list[dict[str, Any]]:
-    datasets = list(dict.fromkeys(d for d, _ in runs))
-    mechanisms = list(dict.fromkeys(m for _, m in runs))
-    rows = []
-    for mechanism in mechanisms:
-        row: dict[str, Any] = {"mechanism": mechanism, "label": MECHANISMS[mechanism].label}
-        for dataset in datasets:
-            ours = statistic(runs[dataset, mechanism])
-            theirs = paper[mechanism][dataset]
-            row[dataset] = {OURS: ours, PAPER: theirs, DIFF: _diff(ours, theirs)}
-        rows.append(row)
-    return rows
-
-
-def table2_rows(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[dict[str, Any]]:
-    """Table 2 (share of dacc 1.0 among the selected, evaluated tasks), one row per mechanism:
-    ``mechanism``, ``label`` and per dataset ``{OURS, PAPER, DIFF}``."""
-    return _per_mechanism(runs, paper_numbers.TABLE2, table2)
-
-
-def table3_rows(runs: Mapping[tuple[str, str], MultiTaskResult]) -> list[dict[str, Any]]:
-    """Table 3 (mean test loss of the final global model, evaluated tasks), as
-    :func:`table2_rows`."""
-    return _per_mechanism(runs, paper_numbers.TABLE3, table3)
-
-
-def check_tables(t1: Sequence[Mapping[str, Any]], t2: Sequence[Mapping[str, Any]],
-                 t3: Sequence[Mapping[str, Any]], datasets: Sequence[str],
-                 mechanisms: Sequence[str]) -> list[str]:
-    """Problems with the three comparisons: a missing row or column, or a statistic that must
-    be finite and is not (empty when all is well). Table 1's payment and contribution may be
-    NaN (a group that never won)."""
-    problems = []
-    want1 = {(d, q, s) for d in datasets for q in paper_numbers.TABLE1_QUANTITIES
-             for s in (OURS, PAPER, DIFF)}
-    got1 = {(r["dataset"], r["quantity"], r["source"]) for r in t1}
-    problems += [f"Table 1 lacks {key}" for key in sorted(want1 - got1)]
-    for row in t1:
-        missing = [d for d in paper_numbers.TABLE1_DACCS if d not in row]
-        if missing:
-            problems.append(f"Table 1 {row['dataset']} {row['quantity']} lacks dacc {missing}")
-        elif row["quantity"] == "reputation" and row["source"] == OURS and not all(
-                np.isfinite(row[d]) for d in paper_numbers.TABLE1_DACCS):
-            problems.append(f"Table 1 {row['dataset']} reputation is not finite")
-    for name, rows in (("Table 2", t2), ("Table 3", t3)):
-        if [r["mechanism"] for r in rows] != list(mechanisms):
-            problems.append(f"{name} rows {[r['mechanism'] for r in rows]} != {list(mechanisms)}")
-        for row in rows:
-            for dataset in datasets:
-                cell = row.get(dataset)
-                if cell is None or set(cell) != {OURS, PAPER, DIFF}:
-                    problems.append(f"{name} {row['mechanism']} lacks {dataset}")
-                elif not np.isfinite(cell[OURS]):
-                    problems.append(f"{name} {row['mechanism']} {dataset} is not finite")
-    return problems
-
-
-def fresh_vs_carried(fresh: Mapping[tuple[str, str], MultiTaskResult],
-                     carried: Mapping[tuple[str, str], MultiTaskResult]) -> list[dict[str, Any]]:
-    """Tables 2 and 3 of each run in ``carried`` (the model carried across tasks) beside the
-    same (dataset, mechanism) with a fresh model per task and the paper's numbers, one row
-    each."""
-    rows = []
-    for (dataset, mechanism), run in carried.items():
-        base = fresh[dataset, mechanism]
-        rows.append({
-            "run": f"{MECHANISMS[mechanism].label}, {DATASET_LABELS[dataset]}",
-            "share dacc 1.0, fresh model": round(table2(base), 4),
-            "share dacc 1.0, carried": round(table2(run), 4),
-            "share dacc 1.0, paper": paper_numbers.TABLE2[mechanism][dataset],
-            "loss, fresh model": round(table3(base), 4),
-            "loss, carried": round(table3(run), 4),
-            "loss, paper": paper_numbers.TABLE3[mechanism][dataset],
-        })
-    return rows
 
 
 def same_runs(a: MultiTaskResult, b: MultiTaskResult) -> bool:

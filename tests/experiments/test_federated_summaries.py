@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from fedlib.experiments import federated, multitask
-from fedlib.experiments.federated import DIFF, OURS, PAPER
 from fedlib.experiments.multitask import TABLE_MECHANISMS, MultiTaskConfig, MultiTaskResult
 from fedlib.fl.task import TaskOptions
 from fedlib.paper import numbers as paper_numbers
@@ -40,49 +39,6 @@ def test_paper_numbers_cover_every_cell():
     assert paper_numbers.TABLE3["bid_greedy"]["fashion"] == 1.1585
     with pytest.raises(TypeError):
         paper_numbers.TABLE2["ours"]["mnist"] = 0.5  # read-only
-
-
-def test_table1_rows(runs):
-    ours = {d: runs[d, "ours"] for d in DATASETS}
-    rows = federated.table1_rows(ours)
-    assert len(rows) == 2 * 3 * 3
-    for dataset in DATASETS:
-        t1 = federated.table1(ours[dataset])
-        for quantity in paper_numbers.TABLE1_QUANTITIES:
-            block = {r["source"]: r for r in rows
-                     if r["dataset"] == dataset and r["quantity"] == quantity}
-            assert set(block) == {OURS, PAPER, DIFF}
-            for d in paper_numbers.TABLE1_DACCS:
-                assert block[PAPER][d] == paper_numbers.TABLE1[dataset][quantity][d]
-                np.testing.assert_equal(block[OURS][d], t1[d][quantity])
-                if np.isfinite(block[OURS][d]):
-                    assert block[DIFF][d] == pytest.approx(block[OURS][d] - block[PAPER][d])
-                else:
-                    assert np.isnan(block[DIFF][d])
-
-
-def test_table2_and_3_rows(runs):
-    t2, t3 = federated.table2_rows(runs), federated.table3_rows(runs)
-    assert [r["mechanism"] for r in t2] == list(TABLE_MECHANISMS)
-    for row in t2:
-        for d in DATASETS:
-            assert row[d][OURS] == federated.table2(runs[d, row["mechanism"]])
-            assert row[d][PAPER] == paper_numbers.TABLE2[row["mechanism"]][d]
-            assert row[d][DIFF] == pytest.approx(row[d][OURS] - row[d][PAPER])
-    assert t3[0]["label"] == "Our mechanism"
-    assert t3[2][DATASETS[1]][OURS] == federated.table3(runs["fashion", "vanilla"])
-    t1 = federated.table1_rows({d: runs[d, "ours"] for d in DATASETS})
-    assert federated.check_tables(t1, t2, t3, DATASETS, TABLE_MECHANISMS) == []
-    # the check can fail: a missing row, a missing dataset, a NaN statistic
-    problems = federated.check_tables(t1[1:], t2[:-1], t3, DATASETS, TABLE_MECHANISMS)
-    assert any("Table 1 lacks" in p for p in problems)
-    assert any(p.startswith("Table 2 rows") for p in problems)
-    broken = copy.deepcopy(t3)
-    del broken[0]["fashion"]
-    broken[1]["mnist"][OURS] = float("nan")
-    problems = federated.check_tables(t1, t2, broken, DATASETS, TABLE_MECHANISMS)
-    assert any("lacks fashion" in p for p in problems)
-    assert any("not finite" in p for p in problems)
 
 
 def test_selection_and_trajectories(runs):
@@ -170,16 +126,6 @@ def test_run_problems(runs):
     assert any("2 tasks, expected 3" in p for p in problems)
     assert any("task 1: ['re']" in p for p in problems)
     assert any("task 0: paid" in p for p in problems)
-
-
-def test_fresh_vs_carried(runs):
-    fresh = runs["fashion", "ours"]
-    carried = {("fashion", "ours"): runs["fashion", "bid_greedy"]}  # any other run will do
-    (row,) = federated.fresh_vs_carried(runs, carried)
-    assert row["run"] == "Our mechanism, Fashion-MNIST"
-    assert row["share dacc 1.0, fresh model"] == round(federated.table2(fresh), 4)
-    assert row["loss, carried"] == round(federated.table3(runs["fashion", "bid_greedy"]), 4)
-    assert row["share dacc 1.0, paper"] == 1.0 and row["loss, paper"] == 0.8924
 
 
 def test_machine_spread_reports_moves_and_where_the_runs_part(runs):

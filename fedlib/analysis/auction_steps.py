@@ -165,8 +165,7 @@ def payment_breakdown(auction: Auction, re: ArrayLike, costs: ArrayLike | None =
     Raises
     ------
     ValueError
-        On invalid ``re`` or ``costs`` (via the library), or if ``min(p_up, p')`` computed here
-        disagrees with the library's ex-post payments.
+        If ``min(p_up, p')`` computed here disagrees with the library's ex-post payments.
     """
     p = ex_post_payments(auction, re, temp_denominator=temp_denominator)
     r = np.asarray(re, dtype=float)

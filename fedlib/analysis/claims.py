@@ -55,11 +55,6 @@ KINDS: tuple[Kind, ...] = get_args(Kind)
 def share_verdict(checks: Sequence[bool]) -> str:
     """``"reproduced"`` if every check holds, ``"not reproduced"`` if none, else ``"partly"``.
 
-    Raises
-    ------
-    ValueError
-        If there is no check.
-
     Examples
     --------
     >>> share_verdict([True, True]), share_verdict([True, False]), share_verdict([False])
@@ -123,12 +118,6 @@ class Claim:
         One of :data:`KINDS`.
     seeds : SeedEvidence or None
         The per-seed evidence of a claim judged on several seeds.
-
-    Raises
-    ------
-    ValueError
-        If the verdict or kind is unknown, or the severity is missing from a claim that finds
-        the paper wrong (or given to another).
     """
 
     where: str
@@ -224,12 +213,6 @@ class ReadingPair:
 def pair_readings(default: Sequence[Claim], other: Sequence[Claim]) -> list[ReadingPair]:
     """Each claim of ``default`` with the claim of ``other`` that has its ``where`` and
     ``statement`` (None if there is none), in the order of ``default``.
-
-    Raises
-    ------
-    ValueError
-        If a claim of ``other`` matches no claim of ``default``, or two claims of either
-        share a ``where`` and ``statement``.
 
     Examples
     --------

@@ -20,11 +20,8 @@ fits, whatever its class derives from.
   costs as ``costs``).
 
 Both methods must be pure: the kit calls them many times on the same inputs. A worker's
-utility is ``payment - cost`` if it wins, else 0 (Eq. (1)). :class:`MechanismBase` supplies
-``knows = "bids"``, a ``label`` (the name), no claims and an ex-ante ``pay``, and builds
-allocations; subclassing it is a convenience, not a requirement.
-:func:`conform` refuses an object that does not fit with one message naming every missing
-member, and :func:`load` reads ``PATH.py:CLASS`` or ``MODULE:CLASS``.
+utility is ``payment - cost`` if it wins, else 0 (Eq. (1)). :class:`MechanismBase` is a
+convenience, not a requirement; :func:`conform` checks an object, :func:`load` reads one.
 
 **Playing it**: :class:`Player` calls ``select`` and ``pay`` and checks what they return; an
 exception, a NaN, a negative payment, a payment to a loser or an array of the wrong shape
@@ -85,11 +82,6 @@ TOLERANCE = 1e-12
 
 def claimed(claims: Iterable[str]) -> frozenset[str]:
     """``claims`` with what they imply (:data:`IMPLIES`) and ``well_defined``.
-
-    Raises
-    ------
-    ValueError
-        Naming any claim that is not one of :data:`PROPERTIES`.
 
     >>> sorted(claimed(["ir", "budget_feasible"]))
     ['budget_feasible', 'ir', 'ir_honest', 'well_defined']
@@ -208,14 +200,8 @@ def _missing(obj: Any) -> list[str]:
 
 def conform(obj: Any) -> Any:
     """``obj`` as a mechanism of the protocol: an instance that fits, or a class that fits,
-    created without arguments.
-
-    Raises
-    ------
-    ValueError
-        One line naming everything missing or wrong (members, signatures, ``knows``, the
-        name, unknown claims).
-    """
+    created without arguments; otherwise a ValueError of one line naming everything missing or
+    wrong (members, signatures, ``knows``, the name, unknown claims)."""
     what = obj.__name__ if isinstance(obj, type) else type(obj).__name__
     missing = _missing(obj)
     if missing:
@@ -245,14 +231,9 @@ def conform(obj: Any) -> Any:
 
 def load(spec: str) -> Any:
     """The mechanism named by ``spec``: ``PATH.py:NAME`` (a file anywhere) or ``MODULE:NAME``
-    (an importable module), where NAME is a class (created without arguments) or an object.
-
-    Raises
-    ------
-    ValueError
-        One line: the form of ``spec``, a missing file or module, an import that failed (with
-        its error), a missing NAME, or what NAME lacks (:func:`conform`).
-    """
+    (an importable module), where NAME is a class (created without arguments) or an object;
+    a ValueError of one line says what is wrong (an import that failed gives its error, what
+    NAME lacks is :func:`conform`'s)."""
     source, colon, attribute = spec.rpartition(":")
     if not colon or not source or not attribute:
         raise ValueError(f"expected PATH.py:CLASS or MODULE:CLASS, got {spec!r}")

@@ -1,11 +1,9 @@
 """The search for counterexamples behind a mechanism's certificate.
 
 **Cases.** Every case is a truthful instance (bids = true costs) with its origin: the
-adversarial instances of :func:`adversarial_cases` (a single worker, ties, a worker with
-``Re = 0``, everyone or nobody affordable, zero costs, nothing delivered, over-delivery, a
-loser that would over-deliver just above its critical bid, magnitudes twelve orders apart,
-and, with ``paper=True``, the paper's worked examples of :mod:`fedlib.paper.examples`), then
-random instances of :func:`fedlib.mechanism.random_instances` (one to six workers, magnitudes
+adversarial instances of :func:`adversarial_cases` (:data:`EDGE_CASES` and, with
+``paper=True``, the paper's worked examples of :mod:`fedlib.paper.examples`), then random
+instances of :func:`fedlib.mechanism.random_instances` (one to six workers, magnitudes
 1e-6..1e6, ties in a third of them).
 
 **Misreports.** For every worker of every case, the others report truthfully and deliver their
@@ -22,11 +20,9 @@ individual rationality (Theorem 1).
 **Verdicts.** A case violates a property when its margin exceeds ``rtol`` times the instance's
 money scale (:attr:`fedlib.mechanism.Instance.scale`), or, for monotonicity and faults, when
 it occurs at all. Of the violations found, the one with the fewest workers (the first found
-among equals) is then shrunk (:func:`shrink`): other workers are left out (halves first,
-then fewer) and values rescaled and rounded to few significant digits, as long as the same
-misreport still violates the property. Running time (Theorem 3) is measured on synthetic
-workers of growing ``n`` (:func:`time_mechanism`), in CPU time so that a busy machine does not
-bend the curve, and fitted like :mod:`fedlib.analysis.selection_timing`.
+among equals) is then shrunk (:func:`shrink`). Running time (Theorem 3) is measured in CPU
+time on synthetic workers of growing ``n`` (:func:`time_mechanism`) and fitted like
+:mod:`fedlib.analysis.selection_timing`.
 """
 
 from __future__ import annotations

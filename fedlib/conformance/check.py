@@ -83,9 +83,6 @@ def check_mechanism(mechanism: Any, *, claims: Iterable[str] | None = None,
 
     Raises
     ------
-    ValueError
-        If the mechanism does not fit the protocol, or an argument is out of range (one line
-        naming it).
     fedlib.fl.data.DataError
         If a federated run is asked for and its dataset is missing or corrupted (before the
         search: the message says how to get it).

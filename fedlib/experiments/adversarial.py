@@ -2,24 +2,13 @@
 
 The paper's workers are honest: they train on the data they have, and their only flaw is label
 noise. Here some of the 15 clean (dacc 1.0) bidders of the multi-task experiment of Tables 1-3
-misbehave (:mod:`fedlib.fl.attacks`) while bidding as clean workers:
-
-* :data:`FREE_RIDERS` hand in the global model they received (no training);
-* :data:`NOISE_WORKERS` hand in the global model plus Gaussian noise of std :data:`NOISE_STD`;
-* :data:`LABEL_FLIPPERS` train on labels shifted ``y -> (y + 1) mod 10``;
-* :data:`QUALITY_DROPPERS` are clean until task :data:`DROP_FROM` (half-time) and from then on
-  hold data of accuracy :data:`DROP_TO` (pure noise).
-
-The other :data:`HONEST_CLEAN` dacc 1.0 workers and the 15 noisy workers (dacc 0.7, 0.4, 0.1)
-are the paper's. :class:`AdversarialConfig` runs this scenario for ours, RRAFL and Reputation
-Greedy (:data:`ADVERSARIAL_MECHANISMS`) with :data:`ADVERSARIAL_TASKS` tasks (the first 5 not
-evaluated) and the paper's other settings; ``python -m fedlib reproduce adversarial`` stores it
-as ``results/adversarial_<dataset>.json``. :func:`group_summary`, :func:`selection_shares` and
-:func:`~fedlib.experiments.federated.final_model` summarise a run per behaviour group.
-
-:func:`single_task` plays one reduced task with one attacker among clean workers: which
-workers pass the leave-one-out check, their contributions and weights, and the global model's
-accuracy with and without the attacker.
+misbehave (:data:`SCENARIO`, :mod:`fedlib.fl.attacks`: :data:`FREE_RIDERS`,
+:data:`NOISE_WORKERS`, :data:`LABEL_FLIPPERS`, and :data:`QUALITY_DROPPERS` whose data falls to
+accuracy :data:`DROP_TO` at half-time) while bidding as clean workers; the other workers are
+the paper's. :class:`AdversarialConfig` runs this scenario for :data:`ADVERSARIAL_MECHANISMS`
+with the paper's other settings (``python -m fedlib reproduce adversarial`` stores it as
+``results/adversarial_<dataset>.json``); :func:`single_task` plays one reduced task with one
+attacker among clean workers.
 """
 
 from __future__ import annotations
@@ -272,7 +261,7 @@ def single_task(kind: str, strength: float, *, dataset: str = "mnist", n_workers
         The attack's strength (its meaning depends on the kind).
     dataset : {"mnist", "fashion"}, default "mnist"
     n_workers, rounds, n_samples, n_val, n_test : int
-        A reduced version of the paper's task (a few seconds on one CPU thread).
+        A reduced version of the paper's task.
     seed : int, default 0
 
     Returns

@@ -1,10 +1,8 @@
 """Figures 4-5: the mechanisms compared on synthetic workers, without any training.
 
-The paper draws ``n`` workers with ``Re ~ U[0.1, 1]``, bids ``b ~ U[10/3 Re + 2/3,
-10/3 Re + 8/3]`` (true cost = bid) and realised internal reputations ``re ~ U[max(0, Re - 0.1),
-min(1, Re + 0.1)]`` (:func:`fedlib.mechanism.synthetic_instance`), runs every mechanism on them
-and plots the publisher's *ex-post utility of unit payments*: Figure 4 against the budget ``B``
-at ``n = 100``, Figure 5 against ``n`` at ``B = 125``.
+The paper draws ``n`` workers (:func:`fedlib.mechanism.synthetic_instance`, true cost = bid),
+runs every mechanism on them and plots the publisher's *ex-post utility of unit payments*:
+Figure 4 against the budget ``B`` at ``n = 100``, Figure 5 against ``n`` at ``B = 125``.
 
 Two readings of the metric (``per``):
 
@@ -22,11 +20,9 @@ place of ``Re``: by default (``optimal_values="re"``, see :data:`fedlib.paper.re
 the sweeps hand it the realised ``re``, so it maximises ``sum re`` subject to ``sum c <= B``;
 ``optimal_values="Re"`` hands it the accumulated reputations, as the multi-task runs do.
 
-Stored form (``python -m fedlib reproduce mechanisms``, :class:`SweepSummary`): one record per
-(mechanism, x) with the medians, quartiles and means of
-:meth:`~fedlib.analysis.sweep_results.SweepResult.summary_records`,
-written by :func:`fedlib.storage.results.save_result`; :meth:`SweepConfig.recompute` reruns
-the whole sweep (seconds), since trials are seeded one by one and summaries need them all.
+Stored form (``python -m fedlib reproduce mechanisms``): :class:`SweepSummary`;
+:meth:`SweepConfig.recompute` reruns the whole sweep, since trials are seeded one by one and
+summaries need them all.
 """
 
 from __future__ import annotations
@@ -114,8 +110,8 @@ class WorkerDistribution:
 
 
 class SweepSummary(Records):
-    """What a sweep stores: one record per (mechanism, x) of
-    :meth:`~fedlib.analysis.sweep_results.SweepResult.summary_records` (the trials themselves
+    """What a sweep stores: one record per (mechanism, x) with the medians, quartiles and means
+    of :meth:`~fedlib.analysis.sweep_results.SweepResult.summary_records` (the trials themselves
     are not kept; :mod:`fedlib.analysis.sweep_results` analyses a whole run)."""
 
 
@@ -332,26 +328,8 @@ def budget_sweep(budgets: Sequence[float] = PAPER_BUDGETS, n_workers: int = FIG4
     """Figure 4: every mechanism against the budget, ``n_workers`` workers (the paper: 100).
 
     Each trial draws one pool of workers and plays every mechanism at every budget on it.
-
-    Parameters
-    ----------
-    budgets : sequence of float
-        Budgets ``B > 0``.
-    n_workers : int
-        Workers per trial.
-    trials : int
-        Trials (worker pools) per point.
-    seed : int
-        Experiment seed; same seed, same numbers.
-    per : {"payment", "budget"}
-        Default reading of the metric (both can be computed from the result).
-    mechanisms : sequence of str
-        Keys of :data:`~fedlib.mechanism.MECHANISMS` (default: the paper's seven).
-    distribution : WorkerDistribution, optional
-        How workers are drawn (default: the paper's).
-    optimal_values : {"re", "Re"}
-        What Approximate Optimal maximises (a reading of "full knowledge"; see the module
-        docstring).
+    ``budgets`` (each ``B > 0``) are the :class:`SweepConfig`'s ``xs``; the other parameters
+    are its fields of the same names (``distribution`` default: the paper's).
 
     Returns
     -------

@@ -5,8 +5,7 @@ What the map finds, and why a fresh LeNet-5 per task (our reading of the paper's
 starts cold, is computed in chapter 11 (``chapters/11_cold_start.md``). The experiment is a
 one-at-a-time sweep (:class:`~fedlib.experiments.sensitivity.SensitivityConfig` of another
 kind) around ours on Fashion-MNIST, 20 tasks (the first 5 not evaluated), that changes one
-setting at a time (:data:`COLD_START_VALUES`): the budget, the local epochs, the learning rate,
-SGD momentum and the model carried across tasks. Its records keep every round's contributions,
+setting at a time (:data:`COLD_START_VALUES`). Its records keep every round's contributions,
 so that :func:`separation` can say in which round of a task, and at which test loss, the
 contributions of clean and noisy winners part.
 
@@ -39,8 +38,7 @@ COLD_START_VALUES: tuple[tuple[str, tuple[float, ...]], ...] = (
 CLEAN, NOISY = 1.0, 0.4
 #: A round separates clean from noisy winners when their mean contributions (max-normalised,
 #: so on a scale of 0 to 1) differ by at least this much (:func:`separation`): a tenth of the
-#: scale. Ranks alone separate much earlier (see ``auc``), by differences too small for the
-#: reputations to follow.
+#: scale.
 SEPARATED = 0.1
 
 

@@ -112,13 +112,7 @@ def task_losses(result: MultiTaskResult) -> np.ndarray:
 
 
 def seeds_of(runs: Sequence[MultiTaskResult]) -> tuple[int, ...]:
-    """The seeds of a sequence of runs of one configuration, in order.
-
-    Raises
-    ------
-    ValueError
-        If there is no run or two runs share a seed.
-    """
+    """The seeds of a sequence of runs of one configuration (one run per seed), in order."""
     seeds = tuple(run.config.seed for run in runs)
     if not seeds or len(set(seeds)) < len(seeds):
         raise ValueError(f"runs must be one per seed, at least one; got seeds {list(seeds)}")

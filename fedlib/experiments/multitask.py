@@ -4,18 +4,15 @@ Before every task each worker bids ``b ~ U[10/3 dacc + 2/3, 10/3 dacc + 8/3]`` (
 is its bid), the mechanism selects winners from the bids and the accumulated reputations ``Re``,
 the winners run one federated task (:func:`fedlib.fl.task.run_task`), the mechanism pays them
 given their internal reputations ``re``, and the :class:`~fedlib.mechanism.ReputationLedger`
-applies Eq. (13) to the winners. Statistics use the tasks from ``eval_from`` on (the paper's
-last 45 of 50).
+applies Eq. (13) to the winners.
 
 The paper leaves four choices open; they are explicit fields of :class:`MultiTaskConfig`:
 the budget ``B`` (default 60, see :data:`DEFAULT_BUDGET`), the initial reputation
 ``Re^0 = 0.5``, bids redrawn every task (``redraw_bids=True``) and a fresh global model for
 every task (``fresh_model=True``).
 
-A run can write a checkpoint after every task (atomically: a temporary file, then
-``os.replace``) and resumes from it when restarted with the same configuration.
-:mod:`fedlib.experiments.grid` runs several configurations in parallel processes and stores
-such a group of runs task by task.
+A run can checkpoint after every task and resume (:func:`run_multitask`);
+:mod:`fedlib.experiments.grid` runs several configurations in parallel processes.
 """
 
 from __future__ import annotations
@@ -49,8 +46,7 @@ from fedlib.runtime import progress
 
 #: Our budget per task; the paper does not state it. It is the smallest budget of the stored
 #: budget sweep (``budget_sweep.SWEEP_BUDGETS``) at which the first MNIST auction reaches the
-#: clean workers; chapter 06 (``sec-06-budget-choice``) computes what the first auctions hire
-#: at each budget and prints the sweep's share and loss beside each verdict on Tables 1-3.
+#: clean workers (chapter 06, ``sec-06-budget-choice``).
 DEFAULT_BUDGET = 60.0
 #: The mechanisms of Tables 2-3.
 TABLE_MECHANISMS = ("ours", "rrafl", "vanilla", "bid_greedy", "reputation_greedy")
@@ -317,8 +313,9 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
     ----------
     config : MultiTaskConfig
     checkpoint : path, optional
-        A file written after every task (atomically). If it exists, the run resumes from it;
-        it must come from the same configuration except ``n_tasks``, so a run can be extended.
+        A file written after every task (atomically: a temporary file, then ``os.replace``).
+        If it exists, the run resumes from it; it must come from the same configuration except
+        ``n_tasks`` (no more tasks than that), so a run can be extended.
     on_task : callable, optional
         Called with each new task's record after its checkpoint is written (progress hooks,
         or a test simulating an interruption by raising).
@@ -332,11 +329,6 @@ def run_multitask(config: MultiTaskConfig, checkpoint: str | os.PathLike[str] | 
     Returns
     -------
     MultiTaskResult
-
-    Raises
-    ------
-    ValueError
-        If the checkpoint comes from another configuration or holds more than ``n_tasks`` tasks.
 
     Notes
     -----

@@ -2,22 +2,13 @@
 
 Around the configuration of the stored budget sweep (:mod:`fedlib.experiments.budget_sweep`:
 ours on MNIST, 20 tasks, the first 5 not evaluated, ``B = 60``) each parameter of
-:data:`PARAMETERS` takes a lower and a higher value while every other one keeps its default:
-
-* ``theta``, the weight of passes in the trust input, Eq. (4);
-* ``delta``, the threshold of the leave-one-out check;
-* ``beta1`` and ``beta2``, the constants of the attenuation ``g``, Eqs. (11)-(13);
-* ``initial_reputation``, the reputation ``Re^0`` every worker starts from.
-
-With the unchanged center run that makes 11 runs (stored as
-``results/sensitivity_<dataset>_<mechanism>.json`` by ``python -m fedlib reproduce
-sensitivity``). The budget is the sixth parameter; its runs are not repeated here but read from
-the budget sweep, whose base configuration is this sweep's (:func:`budget_config`), so that its
-run at ``B = 60`` is this sweep's center run.
-
-:func:`outcomes` measures a run (Table 2's share, Table 3's loss, payments per accuracy group,
-total paid against the budget); :func:`sensitivity_rows`, :func:`effects` and :func:`ranking`
-compare the runs; :func:`first_task` shows where each parameter enters the first task.
+:data:`PARAMETERS` (``theta`` of Eq. (4), the leave-one-out threshold ``delta``, ``beta1`` and
+``beta2`` of Eqs. (11)-(13), the initial reputation ``Re^0``) takes a lower and a higher value
+while every other one keeps its default. With the unchanged center run that makes 11 runs
+(stored as ``results/sensitivity_<dataset>_<mechanism>.json`` by ``python -m fedlib reproduce
+sensitivity``). The budget is the sixth parameter; its runs are read from the budget sweep,
+whose base configuration is this sweep's (:func:`budget_config`), so that its run at ``B = 60``
+is this sweep's center run.
 """
 
 from __future__ import annotations
@@ -225,11 +216,6 @@ def sensitivity_rows(result: SensitivityResult,
     and the :func:`outcomes`; parameters in the order of the sweep, values increasing, then
     the budget's rows from ``budgets`` (a budget sweep around the same base, e.g.
     :func:`budget_config` of the sweep's configuration).
-
-    Raises
-    ------
-    ValueError
-        If ``budgets`` varies the budget of another base configuration.
     """
     rows = [{"parameter": name, "value": value,
              "default": value == parameter_value(result.config.base, name), **outcomes(run)}
@@ -245,8 +231,7 @@ def sensitivity_rows(result: SensitivityResult,
 
 
 def rows_of(rows: Sequence[Mapping[str, Any]], name: str) -> list[Mapping[str, Any]]:
-    """The rows of parameter ``name``, by value.
-    """
+    """The rows of parameter ``name``, by value."""
     chosen = sorted((r for r in rows if r["parameter"] == name), key=lambda r: r["value"])
     if not chosen:
         raise ValueError(f"no rows for parameter {name!r}")

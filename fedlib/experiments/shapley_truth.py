@@ -5,9 +5,8 @@ utility of a coalition S is the validation accuracy (or, as an option, the negat
 loss) of the plain average of S's local models; all workers hold equally many samples, so the
 plain average is the sample-weighted one of FedAvg. The empty coalition's utility is that of
 the global model the round started from. A worker's exact Shapley value of the round needs the
-utilities of all ``2**k`` coalitions (1024 for ten workers): they are evaluated in batches by
-:meth:`~fedlib.fl.engine.BatchedEngine.evaluate_averages`, which combines the local models'
-first-layer pre-activations instead of reading the images once per coalition.
+utilities of all ``2**k`` coalitions (1024 for ten workers), evaluated in batches by
+:meth:`~fedlib.fl.engine.BatchedEngine.evaluate_averages`.
 
 The task's Shapley value is the mean of the round values, the way our mechanism averages round
 contributions into the task contribution. Against it we compare every contribution measure,

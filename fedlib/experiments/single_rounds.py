@@ -65,12 +65,11 @@ def warm_round(dataset: str, case: int, daccs: tuple[float, ...], warmup: int = 
                threads: int = 1) -> RoundView:
     """Local models of real workers after ``warmup`` federated rounds, seen by Eqs. (2)-(3).
 
-    Case 1: iid workers with data accuracies ``daccs``. Case 2: ``len(daccs)`` clean workers of
-    the non-iid split (worker 0 has every label, worker k lacks label k; ``daccs`` only gives
-    their number). The workers first run ``warmup`` rounds of the federated task (aggregating
-    with omega, as in the pipeline), then train one more round of local models from the global
-    one; those models give ``P``. Runs under ``threads`` torch threads (reproducible on a
-    CPU); results are cached per argument tuple.
+    Case 1: iid workers. Case 2: clean workers of the non-iid split (worker 0 has every label,
+    worker k lacks label k). The workers first run ``warmup`` rounds of the federated task
+    (aggregating with omega, as in the pipeline), then train one more round of local models
+    from the global one; those models give ``P``. Reproducible on a CPU; results are cached
+    per argument tuple.
 
     Parameters
     ----------
@@ -86,6 +85,7 @@ def warm_round(dataset: str, case: int, daccs: tuple[float, ...], warmup: int = 
     seed : int
         Seeds the data, the initial model and the batch orders.
     threads : int, default 1
+        torch threads of the computation.
 
     Returns
     -------

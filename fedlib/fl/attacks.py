@@ -1,22 +1,12 @@
 """Adversarial and strategic workers: what a worker submits or trains on instead of honest work.
 
 An :class:`Attack` names a behaviour, the workers that adopt it, its strength and the first task
-in which it is active. Four kinds:
-
-``"free_rider"``
-    Trains nothing and submits the global model it received, plus Gaussian noise of standard
-    deviation ``strength`` on every parameter (0: an exact copy; a little noise disguises it).
-``"noise"``
-    Submits random parameters: the global model plus Gaussian noise of standard deviation
-    ``strength`` (a "random-noise update"; the same transform as a free-rider's, meant with a
-    large ``strength``).
-``"label_flip"``
-    Trains honestly, but on labels of which a share ``strength`` (1.0: all) is mapped
-    ``y -> permutation[y]``, by default ``y -> (y + 1) mod 10``: a targeted poisoning attack.
-``"quality_drop"``
-    A strategic worker whose data accuracy falls to ``strength`` (e.g. 0.1) from task
-    ``from_task`` on: its labels are then its clean labels flipped to that accuracy by
-    :func:`~fedlib.fl.workers.flip_labels`.
+in which it is active. A ``"free_rider"`` trains nothing and submits the global model it
+received plus Gaussian noise (0: an exact copy; a little noise disguises it); ``"noise"`` is the
+same with a large noise (a "random-noise update"); a ``"label_flip"`` worker
+trains honestly on labels of which a share is mapped ``y -> permutation[y]`` (a targeted
+poisoning attack); a ``"quality_drop"`` worker is a strategic one whose data accuracy falls from
+task ``from_task`` on (:func:`~fedlib.fl.workers.flip_labels`).
 
 Every attacker keeps bidding as the worker it was (its bid follows its original data accuracy),
 so the mechanism can only notice it through the quality check (leave-one-out), the contribution
@@ -134,8 +124,7 @@ class Attack:
 
 
 def check_attacks(attacks: Sequence[Attack], n_workers: int) -> tuple[Attack, ...]:
-    """Validate attacks against an experiment of ``n_workers`` workers.
-    """
+    """Validate attacks against an experiment of ``n_workers`` workers."""
     seen: set[int] = set()
     for attack in attacks:
         if not isinstance(attack, Attack):
@@ -196,8 +185,6 @@ def attacked_pool(pool: WorkerPool, attacks: Sequence[Attack], task: int,
     ----------
     pool : WorkerPool
         All workers of the experiment (row ``w`` is worker ``w``).
-    attacks : sequence of Attack
-    task : int
     seed : int or numpy.random.SeedSequence
         The experiment's seed for attacks (derive it with a key of its own).
 
@@ -262,10 +249,8 @@ def model_submitter(attacks: Sequence[Attack], workers: ArrayLike, task: int,
 
     Parameters
     ----------
-    attacks : sequence of Attack
     workers : array_like of int
         The task's participants (experiment indices), in the order of the stacked rows.
-    task : int
     seed : int or numpy.random.SeedSequence
         The experiment's seed for attacks; round ``t`` draws from ``seed_sequence(seed, 1,
         task, t)``.

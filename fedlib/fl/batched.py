@@ -8,9 +8,8 @@ Here is how it represents them and runs them:
   k (slice i is worker i's model, the paper's local model ``theta_i``).
 - :class:`BatchedMLP` and :class:`BatchedLeNet` apply every layer to all k models at once with
   hand-batched operations: batched matrix products for linear layers, grouped convolutions in
-  channels-last layout for convolutional ones, and 2x2 max-pooling as the maximum of four views
-  (several times faster than ``max_pool2d`` on a CPU). Pooling comes before the ReLU, which is
-  equivalent since ReLU is monotone, and cheaper.
+  channels-last layout for convolutional ones, and 2x2 max-pooling as the maximum of four views.
+  Pooling comes before the ReLU, which is equivalent since ReLU is monotone, and cheaper.
 - Each network is cut in two: a *first stage* (the first layer, or LeNet's conv1-pool-ReLU),
   computed either on images that all k models share (the publisher's validation and test sets)
   or on each model's own images (a worker's training batch), and the *rest*, which turns
@@ -37,8 +36,8 @@ Params = dict[str, Tensor]
 Stacked = dict[str, Tensor]
 
 #: On a CPU, LeNet's first stage runs in blocks of images whose conv1 feature maps (before the
-#: pooling shrinks them fourfold) take about this many bytes, so that they stay in cache (every
-#: other size timed slower on both CPU kinds it was timed on: ``benchmarks/recorded/README.md``).
+#: pooling shrinks them fourfold) take about this many bytes, so that they stay in cache
+#: (``benchmarks/recorded/README.md``).
 STAGE1_BLOCK_BYTES = 2 << 20
 #: On a CPU, the 5x5 patches of shared images (25 floats per pixel, whatever the number of
 #: models) are unfolded for about this many bytes of patches at a time.
@@ -61,8 +60,7 @@ class _MaxPool2x2(torch.autograd.Function):
 
     The forward pass is the maximum of the four views of :func:`_corners`. Autograd through
     ``torch.maximum`` would split ties and fill four full-size zero tensors in the backward
-    pass; this function keeps three 0/1 masks in the input's dtype (comparisons into a float
-    output are several times faster than into a bool one on a CPU) and sends each window's
+    pass; this function keeps three 0/1 masks in the input's dtype and sends each window's
     gradient to its first maximal element, as ``max_pool2d`` does.
     """
 

@@ -157,8 +157,6 @@ def load(dataset: str, split: str, root: str | os.PathLike[str] | None = None) -
 
     Raises
     ------
-    ValueError
-        For an unknown dataset or split.
     DataError
         For a missing, truncated or corrupted file (the message names it).
 

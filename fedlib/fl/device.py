@@ -24,11 +24,6 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
     torch.device
         The device to compute on.
 
-    Raises
-    ------
-    ValueError
-        If the request is not a device name, or asks for CUDA where no GPU is available.
-
     Examples
     --------
     >>> resolve_device("cpu")

@@ -11,14 +11,10 @@ checked by :mod:`fedlib.fl.inputs`; :mod:`fedlib.fl.reference` computes the same
 ``nn.Module`` per worker.
 
 Evaluation runs the local models and the k + 1 plain-average aggregates of the leave-one-out
-check as one stack of 2k + 1 models over chunks of the shared validation images. The aggregates'
-parameters are formed in one step: the average without model i is ``(S - theta_i) / (k - 1)``
-with ``S`` the sum of all k, the full average ``S / k``. For the MLP the first layer's linearity
-saves most of their cost: its pre-activations ``a_i = W1_i x + b1_i`` for all k local models
-come from one matrix product, and the aggregates' follow from them by the same formula,
-``(S_a - a_i) / (k - 1)`` and ``S_a / k``, without touching the images again. (For LeNet-5 the
-first convolution has only 25 multiply-adds per output, and computing the aggregates' directly
-is cheaper than combining the large feature maps.)
+check as one stack of 2k + 1 models: the average without model i is ``(S - theta_i) / (k - 1)``
+with ``S`` the sum of all k, the full average ``S / k``. For the MLP the aggregates'
+first-layer pre-activations follow from the local models' ``a_i = W1_i x + b1_i`` by the same
+formula, without touching the images again (for LeNet-5 computing them directly is cheaper).
 
 Randomness enters only through explicit ``torch.Generator`` objects (initial weights, batch
 orders); on a CPU a run is reproducible bit for bit (same machine and number of threads).
@@ -61,8 +57,10 @@ class BatchedEngine:
 
     Notes
     -----
-    On a GPU the engine turns TF32 off for matrix products and convolutions, process-wide
-    (:func:`~fedlib.fl.device.exact_float32`).
+    In the methods, ``stacked`` holds k models (every parameter with a leading axis of length
+    k), ``images`` are preprocessed images (m, 28, 28) in the engine's dtype and ``labels``
+    their int64 labels (m,). On a GPU the engine turns TF32 off for matrix products and
+    convolutions, process-wide (:func:`~fedlib.fl.device.exact_float32`).
 
     Examples
     --------
@@ -205,13 +203,6 @@ class BatchedEngine:
     def true_class_probs(self, stacked: Stacked, images: Tensor, labels: Tensor) -> Tensor:
         """Each local model's softmax probability of the true label on each sample.
 
-        Parameters
-        ----------
-        stacked
-            The k local models.
-        images, labels
-            Validation images (m, 28, 28) and int64 labels (m,).
-
         Returns
         -------
         Tensor
@@ -225,13 +216,6 @@ class BatchedEngine:
     ) -> tuple[Tensor, float, Tensor]:
         """:meth:`true_class_probs` and the leave-one-out check's validation losses (Section
         4.2), in one pass over the images (the local models' first layer serves both).
-
-        Parameters
-        ----------
-        stacked
-            The k local models.
-        images, labels
-            Validation images (m, 28, 28) and int64 labels (m,).
 
         Returns
         -------
@@ -250,8 +234,6 @@ class BatchedEngine:
 
         Parameters
         ----------
-        stacked
-            The k local models.
         weights
             (k,) aggregation weights (e.g. omega, Section 4.2), any float dtype; not renormalised.
 
@@ -277,13 +259,6 @@ class BatchedEngine:
         self, stacked: Stacked, images: Tensor, labels: Tensor
     ) -> tuple[Tensor, Tensor]:
         """Mean cross-entropy and accuracy of each of k models, evaluated together.
-
-        Parameters
-        ----------
-        stacked
-            The k models.
-        images, labels
-            Images (m, 28, 28) and int64 labels (m,).
 
         Returns
         -------
@@ -312,8 +287,6 @@ class BatchedEngine:
 
         Parameters
         ----------
-        stacked
-            The k models.
         weights
             (m, k) float weights, each row summing to 1 (to 1e-6).
         images, labels

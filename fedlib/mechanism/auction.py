@@ -109,12 +109,6 @@ def select(bids: ArrayLike, Re: ArrayLike, budget: float) -> Auction:
     -------
     Auction
 
-    Raises
-    ------
-    ValueError
-        On NaN, inf or negative bids or reputations, a non-positive budget, mismatched lengths
-        or an empty worker set.
-
     Examples
     --------
     >>> a = select([4, 4.5, 100], [1, 1, 1], 10)

@@ -51,11 +51,6 @@ def sample_weights(P: ArrayLike) -> np.ndarray:
         Non-negative weights summing to 1. If every ``P_ij = 1`` (no sample is hard) the
         denominator of Eq. (2) is 0 and the weights are uniform.
 
-    Raises
-    ------
-    ValueError
-        If ``P`` is not 2-D, is empty, or holds NaN, inf or values outside [0, 1].
-
     Examples
     --------
     >>> sample_weights([[1.0, np.exp(-1)], [1.0, np.exp(-1)]]).tolist()
@@ -122,12 +117,6 @@ def task_contributions(per_round: ArrayLike, mask: ArrayLike | None = None) -> n
     numpy.ndarray, shape (workers,)
         ``sum_{t in T_i} contrib_i^t / |T_i|``, with ``T_i`` the rounds worker ``i`` took part
         in; 0 for a worker that took part in no round (it contributed nothing).
-
-    Raises
-    ------
-    ValueError
-        If ``per_round`` is not 2-D or empty, if a participating entry is negative, NaN or inf, or
-        if ``mask`` does not match its shape.
     """
     raw = _validate.array(per_round, "per_round", ndim=2, allow_nan=True, nonnegative=False)
     took_part = ~np.isnan(raw) if mask is None else np.asarray(mask)

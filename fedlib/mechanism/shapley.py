@@ -83,11 +83,6 @@ def exact_shapley(utility: Utility, n: int) -> np.ndarray:
     numpy.ndarray
         (n,) Shapley values; they sum to ``v(N) - v(empty)``.
 
-    Raises
-    ------
-    ValueError
-        On a bad n, a table of the wrong length, or non-finite utilities.
-
     Examples
     --------
     Two players: v({0}) = 1, v({1}) = 2, v({0, 1}) = 5, so the surplus 2 is split evenly.
@@ -171,11 +166,6 @@ def monte_carlo_shapley(utility: Utility, n: int, permutations: int,
     Returns
     -------
     MonteCarloShapley
-
-    Raises
-    ------
-    ValueError
-        On a bad n or permutation count, a bad table or non-finite utilities.
 
     Examples
     --------

@@ -15,10 +15,8 @@ Either way the chapter gets the result object and a :class:`Provenance` saying w
 from (revision, machine, time taken, how to regenerate). The results folder is
 ``$FEDLIB_RESULTS`` if set, else ``results/`` at the root of the fedlib checkout.
 
-A verdict on a multi-task experiment rests on several seeds: :func:`obtain_seeds` reads every
-seed stored for a group of configurations (:func:`stored_seeds`; the file of seed ``s > 0``
-ends its name with ``_s<s>``), computes :data:`FAST_SEEDS` in fast mode, and refuses a group
-whose configurations were stored for different seeds.
+A verdict on a multi-task experiment rests on several seeds (:func:`obtain_seeds`; the file of
+seed ``s > 0`` ends its name with ``_s<s>``).
 """
 
 from __future__ import annotations
@@ -251,9 +249,8 @@ def obtain_seeds(configs: Mapping[Any, Any], folder: str | os.PathLike[str] | No
     Raises
     ------
     FileNotFoundError
-        In stored mode, when a seed is stored for some configurations of the group and not for
-        others (the verdicts pair the runs of one seed), or seed 0 is missing; the message
-        names the files and the command that makes them.
+        In stored mode, when a seed (seed 0 included) is stored for part of the group only (the
+        verdicts pair the runs of one seed); the message names the files and their command.
     """
     chosen = how or mode()
     if chosen == "fast":
@@ -312,9 +309,8 @@ def report_results() -> dict[str, Any]:
 #: The folder of ``results/`` that holds runs repeated on a second machine (another CPU model
 #: than the one that made the book's runs), to measure how far the tables move between machines.
 SECOND_MACHINE = "second_machine"
-#: The runs repeated there: ours, RRAFL (which reads ours' tasks) and Reputation Greedy (the
-#: best of the benchmarks in Table 2) on Fashion-MNIST, the chaotic dataset, and ours and RRAFL
-#: on MNIST.
+#: The runs repeated there: ours, RRAFL (which reads ours' tasks) and Reputation Greedy on
+#: Fashion-MNIST, and ours and RRAFL on MNIST.
 SECOND_MACHINE_RUNS = (("fashion", ("ours", "rrafl", "reputation_greedy")),
                        ("mnist", ("ours", "rrafl")))
 

@@ -96,13 +96,7 @@ PREFIX_FIELDS = ("task", "winners", "bids", "rounds")
 
 def with_rounds(config: registry.Experiment, rounds: int) -> registry.Experiment:
     """``config`` with ``rounds`` global rounds per task: a multi-task configuration, or a grid
-    of them (its ``base``).
-
-    Raises
-    ------
-    ValueError
-        For an experiment without multi-task runs (the contribution experiment).
-    """
+    of them (its ``base``)."""
     if isinstance(config, MultiTaskConfig):
         return replace(config, task=replace(config.task, rounds=rounds))
     base = getattr(config, "base", None)

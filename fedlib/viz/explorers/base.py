@@ -60,11 +60,6 @@ def explorer_caption(text: str, note: str = FROZEN) -> HTML:
 
     It is HTML with the class ``explorer-caption``, which the book's browser test looks for: an
     image inside a widget counts as captioned only in a cell that holds one.
-
-    Raises
-    ------
-    ValueError
-        If ``text`` is empty.
     """
     if not text.strip():
         raise ValueError("an explorer's caption must say what it shows")
@@ -78,11 +73,6 @@ def figure_tabs(panels: dict[str, Callable[[], Figure]]) -> widgets.Tab:
     Switching tabs needs no kernel, so the tabs work in the HTML book too; use them instead of a
     dropdown-only explorer. The figures are closed once drawn (those made with pyplot would
     otherwise show again under the cell).
-
-    Raises
-    ------
-    ValueError
-        If there is no panel.
     """
     if not panels:
         raise ValueError("figure_tabs needs at least one panel")

@@ -75,13 +75,7 @@ class ToyContributionExplorer(Explorer[ToyResult]):
 
 
 def parse_accuracies(text: str, n_workers: int) -> tuple[float, ...]:
-    """The first ``n_workers`` data accuracies from text such as ``"1.0, 0.9, 0.5"``.
-
-    Raises
-    ------
-    ValueError
-        If a value is not a number in (0, 1] or fewer than ``n_workers`` are given.
-    """
+    """The first ``n_workers`` data accuracies (in (0, 1]) from text such as ``"1.0, 0.9, 0.5"``."""
     values = tuple(float(v) for v in parse_numbers(text, "data accuracies"))
     if len(values) < n_workers:
         raise ValueError(f"give at least {n_workers} data accuracies, got {len(values)}")

@@ -19,13 +19,7 @@ def control_style(width: str = NARROW, label: str = LABEL) -> dict[str, Any]:
 
 
 def parse_numbers(text: str, name: str) -> np.ndarray:
-    """The numbers of a text control, separated by commas, semicolons or spaces.
-
-    Raises
-    ------
-    ValueError
-        Naming the control ``name``, if there is no number or a part is not one.
-    """
+    """The numbers of a text control, separated by commas, semicolons or spaces."""
     parts = text.replace(";", " ").replace(",", " ").split()
     if not parts:
         raise ValueError(f"{name}: enter at least one number")

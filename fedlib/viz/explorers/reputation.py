@@ -71,13 +71,7 @@ class TrustExplorer(Explorer[TrustResult]):
 
 
 def parse_sequence(text: str) -> np.ndarray:
-    """Internal reputations from text such as ``"0.9, 0.9 0.2; 0.9"``.
-
-    Raises
-    ------
-    ValueError
-        If a value is not a number or lies outside [0, 1], or there is none.
-    """
+    """Internal reputations (in [0, 1]) from text such as ``"0.9, 0.9 0.2; 0.9"``."""
     values = parse_numbers(text, "internal reputations")
     if not np.all(np.isfinite(values)) or values.min() < 0 or values.max() > 1:
         raise ValueError("every internal reputation must lie in [0, 1]")

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
@@ -67,6 +68,15 @@ def progress(iterable: Iterable[T], desc: str, total: int | None = None) -> Iter
     from tqdm.auto import tqdm
 
     return tqdm(iterable, desc=desc, total=total, disable=quiet(), leave=False)
+
+
+def write_atomic(path: Path, write: Callable[[Path], object]) -> Path:
+    """``write`` a temporary file beside ``path``, then move it there (``os.replace``): no
+    reader sees half a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    write(tmp)
+    os.replace(tmp, path)
+    return path
 
 
 def _exit_on_sigterm(signum: int, frame: Any) -> None:

@@ -187,9 +187,8 @@ def _missing(obj: Any) -> list[str]:
         except TypeError:
             missing.append(f"{signature} (it takes {method}{parameters})")
     for attribute in ("name", "label"):
-        if not isinstance(obj, type) and not isinstance(getattr(obj, attribute, None), str):
-            missing.append(f"{attribute} (a str)")
-        elif isinstance(obj, type) and not hasattr(obj, attribute):
+        if not (hasattr(obj, attribute) if isinstance(obj, type)
+                else isinstance(getattr(obj, attribute, None), str)):
             missing.append(f"{attribute} (a str)")
     if not hasattr(obj, "claims"):
         missing.append(f"claims (a set of {PROPERTIES[1:]})")

@@ -14,7 +14,7 @@ weighted measure), ``benchmark`` (equal sample weights), ``mean_prob`` and ``loc
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,7 +133,8 @@ def stand_out(values: ArrayLike, worker: int = 0) -> float:
     return 0.0 if margin == 0 else float(np.copysign(np.inf, margin))
 
 
-def _chosen(records: Iterable[Record], case: int) -> list[Record]:
+def case_records(records: Iterable[Record], case: int) -> list[Record]:
+    """The records of ``case``; a ValueError when there is none."""
     chosen = [r for r in records if r["case"] == case]
     if not chosen:
         raise ValueError(f"no record of case {case}")
@@ -164,7 +165,7 @@ class Trend:
 
 def case1_trend(records: Iterable[Record], metric: str) -> Trend:
     """:class:`Trend` of ``metric`` over the Case 1 records."""
-    rows = _chosen(records, 1)
+    rows = case_records(records, 1)
     rho, gap, rel = [], [], []
     for r in rows:
         dacc, v = np.asarray(r["dacc"], float), np.asarray(r[metric], float)
@@ -178,26 +179,15 @@ def case1_trend(records: Iterable[Record], metric: str) -> Trend:
 
 def case2_stand_out(records: Iterable[Record], metric: str, worker: int = 0) -> np.ndarray:
     """:func:`stand_out` of ``worker`` under ``metric``, one value per Case 2 record (seed)."""
-    return np.array([stand_out(r[metric], worker) for r in _chosen(records, 2)])
+    return np.array([stand_out(r[metric], worker) for r in case_records(records, 2)])
 
 
 def case2_rank(records: Iterable[Record], metric: str, worker: int = 0) -> np.ndarray:
     """Rank of ``worker`` under ``metric`` (1 = highest), one value per Case 2 record."""
     return np.array([1 + int(np.sum(np.asarray(r[metric]) > r[metric][worker]))
-                     for r in _chosen(records, 2)])
+                     for r in case_records(records, 2)])
 
 
 def per_seed(records: Iterable[Record], case: int, metric: str) -> np.ndarray:
     """``metric`` of every worker, one row per record of ``case``: shape (seeds, workers)."""
-    return np.array([r[metric] for r in _chosen(records, case)], dtype=float)
-
-
-def summary_table(records: Sequence[Record], metrics: Sequence[str]) -> dict[str, dict[str, float]]:
-    """Per metric: Case 1 mean rho and mean gap, Case 2 mean and std of worker 0's stand-out."""
-    out = {}
-    for m in metrics:
-        trend = case1_trend(records, m)
-        z = case2_stand_out(records, m)
-        out[m] = {"case1_rho": float(trend.rho.mean()), "case1_gap": float(trend.gap.mean()),
-                  "case2_stand_out": float(z.mean()), "case2_stand_out_std": float(z.std())}
-    return out
+    return np.array([r[metric] for r in case_records(records, case)], dtype=float)

@@ -64,11 +64,6 @@ class SteadyState:
         """The same when bids are drawn once: the one auction repeats, so ``clean``."""
         return self.clean
 
-    @property
-    def outsider_tasks(self) -> np.ndarray:
-        """Expected number of the ``n_evaluated`` tasks with a winner of dacc < 1 (redrawn)."""
-        return self.n_evaluated * (1.0 - self.clean)
-
 
 def steady_state(reputations: Mapping[float, float], budgets: Sequence[float], *,
                  groups: Sequence[tuple[float, int]] = PAPER_GROUPS, trials: int = 2000,

@@ -80,7 +80,7 @@ from fedlib.experiments.commands import FLAGS, Options, configurations
 from fedlib.experiments.task_store import code_fingerprint
 from fedlib.fl.data import DATASETS
 from fedlib.mechanism.mechanisms import MECHANISMS
-from fedlib.runtime import parallel_map
+from fedlib.runtime import parallel_map, write_atomic
 from fedlib.storage import comparison, environment, results
 
 
@@ -196,17 +196,22 @@ def _job(state: dict[str, Any], out: str, task_store: str, jobs: int) -> str:
     """
     config = registry.rebuild(state)
     name = config.result_name()
-    try:
-        done = results.load_result(name, config, out)
-    except (FileNotFoundError, ValueError):  # missing, or stored with another configuration
-        pass
-    else:
-        return f"{done.path}: kept (already computed with this configuration; delete to redo)"
+    if (kept := _kept(config, out)) is not None:
+        return kept
     result = config.run(jobs=jobs, checkpoint_dir=checkpoint_dir(out, state),
                         task_store=task_store)
     path = results.save_result(name, config, result.records, out,
                                wall_time_s=result.wall_time_s)
     return f"{path}: {len(result.records)} records in {result.wall_time_s:.0f} s"
+
+
+def _kept(config: Any, out: str | os.PathLike[str]) -> str | None:
+    """The line for a result already stored in ``out`` with this configuration, else None."""
+    try:
+        done = results.load_result(config.result_name(), config, out)
+    except (FileNotFoundError, ValueError):  # missing, or stored with another configuration
+        return None
+    return f"{done.path}: kept (already computed with this configuration; delete to redo)"
 
 
 def _ray_job(state: dict[str, Any], out: str, command: str, code: str) -> tuple[str, str, str]:
@@ -243,15 +248,9 @@ def _run_on_ray(args: argparse.Namespace, configs: list[Any]) -> list[str]:
     from fedlib.runtime import RayExecutor
 
     out = Path(args.out).resolve()
-    lines, todo = [], []
-    for config in configs:
-        try:
-            done = results.load_result(config.result_name(), config, out)
-        except (FileNotFoundError, ValueError):  # missing, or stored with another configuration
-            todo.append(config)
-        else:
-            lines.append(f"{done.path}: kept (already computed with this configuration; "
-                         "delete to redo)")
+    kept = [(config, _kept(config, out)) for config in configs]
+    lines = [line for _, line in kept if line is not None]
+    todo = [config for config, line in kept if line is None]
     command = uuid.uuid4().hex
     with RayExecutor() as executor:
         try:
@@ -261,10 +260,7 @@ def _run_on_ray(args: argparse.Namespace, configs: list[Any]) -> list[str]:
             executor.on_every_node(_drop_node_store, command)
     out.mkdir(parents=True, exist_ok=True)
     for name, text, line in ran:
-        path = out / f"{name}.json"
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text)
-        os.replace(tmp, path)
+        path = write_atomic(out / f"{name}.json", lambda tmp, text=text: tmp.write_text(text))
         lines.append(f"{path}: {line}")
     return lines
 

@@ -34,15 +34,12 @@ def status(verdict: Verdict, claims: frozenset[str]) -> str:
     return "holds (not claimed)" if verdict.holds else "fails (not claimed)"
 
 
-def _found(verdict: Verdict) -> str:
-    return verdict.counterexample.text if verdict.counterexample is not None else verdict.measured
-
-
 def verdict_table(search: Search, claims: frozenset[str], title: str = "") -> Table:
     """One row per property: its verdict against the claims (:func:`status`), the cases
     checked, the violations and the smallest counterexample in a sentence (for running time,
     what was measured); the title says what was tried, after ``title``."""
-    rows = tuple((v.property, status(v, claims), v.checks, v.violations, _found(v))
+    rows = tuple((v.property, status(v, claims), v.checks, v.violations,
+                  v.measured if v.counterexample is None else v.counterexample.text)
                  for v in search.verdicts)
     return Table(("property", "verdict", "cases", "violated", "smallest counterexample"), rows,
                  title=f"{title}{search.cases} instances ({search.random_cases} random), "

@@ -11,7 +11,6 @@ resumes from it with the same configuration (:meth:`RunState.resume`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -23,6 +22,7 @@ from fedlib.fl.batched import Params
 from fedlib.fl.records import TaskResult
 from fedlib.mechanism.mechanisms import MECHANISMS, Allocation
 from fedlib.mechanism.reputation import ReputationLedger
+from fedlib.runtime import write_atomic
 
 
 class RunConfig(Protocol):
@@ -85,9 +85,7 @@ class RunState:
     def save(self, path: Path) -> None:
         """Write the state atomically: a temporary file beside ``path``, then ``os.replace``."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        torch.save(self.state(), tmp)
-        os.replace(tmp, path)
+        write_atomic(path, lambda tmp: torch.save(self.state(), tmp))
 
     def resume(self, path: Path) -> None:
         """Continue from the checkpoint :meth:`save` wrote (see :meth:`restore`)."""

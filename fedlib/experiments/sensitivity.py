@@ -244,13 +244,10 @@ def effects(rows: Sequence[Mapping[str, Any]], outcome: str = "share") -> dict[s
     NaN if all are)."""
     if outcome not in OUTCOMES:
         raise ValueError(f"outcome must be one of {OUTCOMES}, got {outcome!r}")
-    out: dict[str, float] = {}
-    for row in rows:
-        out.setdefault(row["parameter"], [])
-        if np.isfinite(row[outcome]):
-            out[row["parameter"]].append(row[outcome])
-    return {name: float(np.ptp(values)) if values else float("nan")
-            for name, values in out.items()}
+    values = {name: [r[outcome] for r in rows
+                     if r["parameter"] == name and np.isfinite(r[outcome])]
+              for name in dict.fromkeys(row["parameter"] for row in rows)}
+    return {name: float(np.ptp(v)) if v else float("nan") for name, v in values.items()}
 
 
 def ranking(rows: Sequence[Mapping[str, Any]], outcome: str = "share") -> list[tuple[str, float]]:

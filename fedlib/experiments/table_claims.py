@@ -76,10 +76,6 @@ def increases(values: Sequence[float], resolution: float = RESOLUTION) -> bool:
     return ordered_steps(values, resolution) == len(values) - 1
 
 
-def _listed(values: Mapping[str, float], digits: int) -> str:
-    return ", ".join(f"{MECHANISMS[m].label} {v:.{digits}f}" for m, v in values.items())
-
-
 def _group_values(run: MultiTaskResult, quantity: str) -> list[float]:
     """Table 1's ``quantity`` per data-accuracy group (0.1 to 1.0); a payment of a group that
     never won counts as 0 (the paper prints 0)."""
@@ -122,8 +118,8 @@ def _margin_claim(where: str, statement: str, seeds: Sequence[int],
     """A comparison checked per seed by the sign of ``margins`` (positive: it holds); the
     finding lists the means ``shown`` and the margin's statistic."""
     statistic = SeedStatistic.of(seeds, margins)
-    return Claim.over_seeds(where, statement,
-                            f"mean over seeds {_listed(shown, digits)}{note}; margin "
+    listed = ", ".join(f"{MECHANISMS[m].label} {v:.{digits}f}" for m, v in shown.items())
+    return Claim.over_seeds(where, statement, f"mean over seeds {listed}{note}; margin "
                             f"{statistic.describe(digits)}", statistic,
                             [m > 0 for m in statistic.values])
 

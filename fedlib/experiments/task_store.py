@@ -27,7 +27,6 @@ import pickle
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 import torch
 
@@ -38,6 +37,7 @@ from fedlib.fl.records import TaskResult
 from fedlib.fl.seeding import SeedLike, seed_sequence
 from fedlib.fl.task import TaskOptions
 from fedlib.fl.workers import PublisherSets, WorkerPool
+from fedlib.runtime import write_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -52,11 +52,6 @@ def code_fingerprint() -> str:
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
-
-
-def _update_tensor(digest: Any, tensor: torch.Tensor) -> None:
-    digest.update(f"{tensor.dtype}{tuple(tensor.shape)}".encode())
-    digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
 
 
 def task_key(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSets,
@@ -89,7 +84,8 @@ def task_key(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSet
                publisher.test_images, publisher.test_labels]
     tensors += [initial_params[name] for name in sorted(initial_params or {})]
     for tensor in tensors:
-        _update_tensor(digest, tensor)
+        digest.update(f"{tensor.dtype}{tuple(tensor.shape)}".encode())
+        digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
     return digest.hexdigest()
 
 
@@ -125,9 +121,7 @@ class TaskStore:
             with path.open("rb") as file:
                 return pickle.load(file)
         result = run()
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with tmp.open("wb") as file:
-            pickle.dump(result, file, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
+        write_atomic(path, lambda tmp: tmp.write_bytes(
+            pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)))
         return result
 

@@ -178,11 +178,6 @@ class BatchedLeNet:
     first_keys = ("conv1.weight", "conv1.bias")
 
     @staticmethod
-    def _stage1(y: Tensor) -> Tensor:
-        """Max-pool and ReLU of window-split conv1 outputs (..., 2, 2, 14, 14)."""
-        return F.relu(_pool(y))
-
-    @staticmethod
     def _block_images(x: Tensor, maps: int, images: int) -> int:
         """Images per block (of the ``images`` in ``x``) such that their ``maps`` conv1 maps
         (28 x 28 each) fit :data:`STAGE1_BLOCK_BYTES` on a CPU; all of them elsewhere."""
@@ -234,7 +229,7 @@ class BatchedLeNet:
         for xs in x.split(cls._block_images(x, 6 * k, x.shape[1]), dim=1):
             xs = xs.transpose(0, 1).contiguous(memory_format=torch.channels_last)
             y = F.conv2d(xs, w, bias, padding=2, groups=k)
-            stages.append(cls._stage1(_split_windows(y)))
+            stages.append(F.relu(_pool(_split_windows(y))))
         return torch.cat(stages)
 
     @staticmethod

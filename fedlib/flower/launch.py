@@ -84,19 +84,22 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _children() -> dict[int, list[int]]:
-    """Every process's children, from /proc."""
-    tree: dict[int, list[int]] = {}
+def _processes() -> list[tuple[int, int, int]]:
+    """Every process's id, parent and process group, from /proc."""
+    found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         with contextlib.suppress(OSError, ValueError, IndexError):
-            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            tree.setdefault(parent, []).append(int(stat.parent.name))
-    return tree
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            found.append((int(stat.parent.name), int(fields[1]), int(fields[2])))
+    return found
 
 
 def descendants(pid: int) -> list[int]:
     """The processes that ``pid`` started, and theirs, down the tree (from /proc)."""
-    tree, found, todo = _children(), [], [pid]
+    tree: dict[int, list[int]] = {}
+    for child, parent, _ in _processes():
+        tree.setdefault(parent, []).append(child)
+    found, todo = [], [pid]
     while todo:
         children = tree.get(todo.pop(), [])
         found += children
@@ -116,12 +119,7 @@ def process_alive(pid: int) -> bool:
 def _group(pid: int) -> list[int]:
     """The processes of the process group ``pid`` leads (started with a session of its own,
     its children stay in it even when their parent has died)."""
-    members = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            if int(stat.read_text().rsplit(")", 1)[1].split()[2]) == pid:
-                members.append(int(stat.parent.name))
-    return members
+    return [member for member, _, group in _processes() if group == pid]
 
 
 def stop_process(process: subprocess.Popen[Any], grace: float = 15.0) -> None:

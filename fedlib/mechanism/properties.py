@@ -114,16 +114,11 @@ def _violates(w: Witness, rtol: float) -> bool:
 
 def _summarise(prop: str, mechanism: str, per_instance: Iterable[list[Witness]],
                rtol: float) -> PropertyReport:
-    instances = checks = violations = 0
-    worst: Witness | None = None
-    for witnesses in per_instance:
-        instances += 1
-        checks += len(witnesses)
-        violations += sum(_violates(w, rtol) for w in witnesses)
-        for w in witnesses:
-            if worst is None or w.relative_margin > worst.relative_margin:
-                worst = w
-    return PropertyReport(prop, mechanism, instances, checks, violations, worst)
+    per_instance = list(per_instance)
+    witnesses = [w for ws in per_instance for w in ws]
+    worst = max(witnesses, key=lambda w: w.relative_margin, default=None)  # the first of ties
+    return PropertyReport(prop, mechanism, len(per_instance), len(witnesses),
+                          sum(_violates(w, rtol) for w in witnesses), worst)
 
 
 def outcome(mechanism: Mechanism, instance: Instance,

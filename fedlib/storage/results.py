@@ -31,6 +31,7 @@ import fedlib
 from fedlib.experiments import registry
 from fedlib.experiments.registry import Experiment
 from fedlib.fl.device import resolve_device
+from fedlib.runtime import write_atomic
 from fedlib.storage import environment
 
 #: Configuration keys that say where a run executed, not what it computed.
@@ -166,10 +167,7 @@ def save_result(name: str, config: Mapping[str, Any] | Experiment,
     text = json.dumps(header, indent=1)[:-2] + ',\n "records": [\n' + lines + "\n ]\n}\n"
     path = _path(name, out_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-    return path
+    return write_atomic(path, lambda tmp: tmp.write_text(text))
 
 
 def _comparable(config: Mapping[str, Any]) -> dict[str, Any]:

@@ -31,11 +31,6 @@ def _label(mechanism: str) -> str:
     return MECHANISMS[mechanism].label if mechanism in MECHANISMS else mechanism
 
 
-def _drop_task(run: MultiTaskResult) -> int | None:
-    later = [a.from_task for a in run.config.attacks if a.from_task > 0]
-    return min(later) if later else None
-
-
 @styled
 def selection_figure(runs: Mapping[str, MultiTaskResult]) -> Figure:
     """Share of each behaviour group's workers that won each task: one heat map per mechanism
@@ -54,7 +49,7 @@ def selection_figure(runs: Mapping[str, MultiTaskResult]) -> Figure:
         ax.set_title(_label(mechanism))
         if run.config.eval_from:
             ax.axvline(run.config.eval_from - 0.5, color="tab:blue", lw=1.5)
-        drop = _drop_task(run)
+        drop = min((a.from_task for a in run.config.attacks if a.from_task > 0), default=None)
         if drop is not None:
             ax.axvline(drop - 0.5, color=BEHAVIOUR_COLORS["quality_drop"], lw=2, ls=":")
     axes[-1].set_xlabel("task (blue line: statistics start; dotted: the quality drop)")

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 
 from fedlib.analysis.contribution_checks import case1_trend, case2_stand_out, per_seed
 from fedlib.mechanism.contribution import P_FLOOR, contributions, sample_weights
-from fedlib.viz.style import OKABE_ITO, styled
+from fedlib.viz.style import OKABE_ITO, styled, two_column_panels
 
 #: Display names and colours of the per-worker measures of a contribution record.
 MEASURES = {
@@ -181,10 +181,6 @@ def case_worker_names(case: int, dacc: Sequence[float]) -> list[str]:
     return ["0\nall"] + [f"{k}\n-{k}" for k in range(1, len(dacc))]
 
 
-def _worker_labels(records: Sequence[Mapping[str, Any]], case: int) -> list[str]:
-    return case_worker_names(case, next(r for r in records if r["case"] == case)["dacc"])
-
-
 @styled
 def case_figure(records: Iterable[Mapping[str, Any]], case: int,
                 metrics: Sequence[str] = tuple(MEASURES)) -> Figure:
@@ -198,14 +194,8 @@ def case_figure(records: Iterable[Mapping[str, Any]], case: int,
     mean in units of their standard deviation). Dots are seeds, bars their mean.
     """
     records = list(records)
-    n_panels = len(metrics) + 1
-    n_rows = (n_panels + 1) // 2
-    fig = Figure(figsize=(10, 3.9 * n_rows + 0.4), layout="constrained")
-    grid = fig.subplots(n_rows, 2, squeeze=False).ravel()
-    for spare in grid[n_panels:]:
-        spare.remove()
-    axes = list(grid[:n_panels])
-    labels = _worker_labels(records, case)
+    fig, axes = two_column_panels(len(metrics) + 1, 3.9, 10, 0.4)
+    labels = case_worker_names(case, next(r for r in records if r["case"] == case)["dacc"])
     x = np.arange(len(labels))
     shared: Axes | None = None
     for ax, metric in zip(axes, metrics, strict=False):

@@ -25,15 +25,6 @@ OUTCOME_LABELS = {"share": "share of dacc 1.0\namong winners (Table 2)",
                   "winners": "winners per task"}
 
 
-def _value(row: Mapping[str, Any], outcome: str) -> float:
-    """An outcome of a row; payments relative to the run's budget."""
-    return row["used"] if outcome == "paid" else row[outcome]
-
-
-def _default(rows: Sequence[Mapping[str, Any]]) -> float:
-    return next(r["value"] for r in rows if r["default"])
-
-
 def short_label(name: str) -> str:
     """A parameter's symbol: ``"θ"`` for ``"theta"`` (its :data:`LABELS` entry before the
     parenthesis)."""
@@ -62,8 +53,9 @@ def tornado_figure(rows: Sequence[Mapping[str, Any]],
     for ax, outcome in zip(axes, outcomes, strict=True):
         for y, name in enumerate(reversed(order)):
             chosen = rows_of(rows, name)
-            center = _default(chosen)
-            xs = [_value(r, outcome) for r in chosen]
+            center = next(r["value"] for r in chosen if r["default"])
+            # payments relative to the run's budget
+            xs = [r["used"] if outcome == "paid" else r[outcome] for r in chosen]
             ax.plot([np.nanmin(xs), np.nanmax(xs)], [y, y], color="0.75", lw=6,
                     solid_capstyle="butt", zorder=1)
             for row, x in zip(chosen, xs, strict=True):

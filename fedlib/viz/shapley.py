@@ -14,9 +14,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from fedlib.analysis.contribution_checks import case_records
 from fedlib.experiments.shapley_truth import MEASURES, agreement, correlations, game_values
 from fedlib.viz.contribution import case_worker_names
-from fedlib.viz.style import styled
+from fedlib.viz.style import styled, two_column_panels
 
 #: Display name and colour of every measure.
 STYLE = {
@@ -35,16 +36,9 @@ CASE_MARKER = {1: "o", 2: "s"}
 Record = Mapping[str, Any]
 
 
-def _case(records: Sequence[Record], case: int) -> list[Record]:
-    chosen = [r for r in records if r["case"] == case]
-    if not chosen:
-        raise ValueError(f"no record of case {case}")
-    return chosen
-
-
 def _by_case(records: Sequence[Record]) -> list[tuple[int, list[Record]]]:
     """(case, its records) for every case present, in order."""
-    return [(case, _case(records, case)) for case in sorted({r["case"] for r in records})]
+    return [(case, case_records(records, case)) for case in sorted({r["case"] for r in records})]
 
 
 @styled
@@ -67,16 +61,11 @@ def worker_figure(records: Sequence[Record], case: int, round_index: int | None 
         Show one round's game instead of the task (mean over rounds).
     measures : sequence of str
     """
-    chosen = _case(records, case)
+    chosen = case_records(records, case)
     values = game_values(chosen, round_index)
     what = "task (mean over rounds)" if round_index is None else f"round {round_index + 1}"
     names = case_worker_names(case, chosen[0]["dacc"])
-    n_panels = len(measures) + 1
-    n_rows = (n_panels + 1) // 2
-    fig = Figure(figsize=(9.5, 3.1 * n_rows + 0.5), layout="constrained")
-    grid = fig.subplots(n_rows, 2, squeeze=False).ravel()
-    for spare in grid[n_panels:]:
-        spare.remove()
+    fig, grid = two_column_panels(len(measures) + 1, 3.1, 9.5, 0.5)
     shapley = np.array([v["shapley"] for v in values])
     first = grid[0]
     x = np.arange(len(names))
@@ -100,9 +89,9 @@ def worker_figure(records: Sequence[Record], case: int, round_index: int | None 
         ax.set_title(f"{name}\nSpearman with Shapley: {rho:.2f}")
         ax.set_xlabel("exact Shapley value")
         ax.set_ylabel(SHORT[m])
-    for ax in grid[1:n_panels]:
+    for ax in grid[1:]:
         ax.xaxis.set_major_locator(MaxNLocator(4))
-    for ax in grid[:n_panels]:
+    for ax in grid:
         ax.yaxis.set_major_locator(MaxNLocator(5))
     fig.suptitle(f"{CASE_TITLE[case]}: {what}, {len(chosen)} seed(s)")
     return fig

@@ -86,6 +86,17 @@ EX_ANTE, EX_POST, COST = "#8ab17d", "#287271", "#6c757d"
 CRITICAL = "#d62828"
 
 
+def two_column_panels(n_panels: int, panel_height: float, width: float,
+                      extra: float) -> tuple[Figure, list]:
+    """A figure of ``n_panels`` axes in two columns (a spare last cell removed)."""
+    n_rows = (n_panels + 1) // 2
+    fig = Figure(figsize=(width, panel_height * n_rows + extra), layout="constrained")
+    grid = fig.subplots(n_rows, 2, squeeze=False).ravel()
+    for spare in grid[n_panels:]:
+        spare.remove()
+    return fig, list(grid[:n_panels])
+
+
 def mechanism_style(name: str) -> tuple[str, str, str, float]:
     """(colour, marker, line style, line width) of the mechanism ``name``."""
     return MECHANISM_STYLES.get(name, OTHER_MECHANISM_STYLE)

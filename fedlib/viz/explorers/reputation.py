@@ -78,10 +78,6 @@ def parse_sequence(text: str) -> np.ndarray:
     return values
 
 
-def _format(values: np.ndarray) -> str:
-    return ", ".join(f"{v:g}" for v in values)
-
-
 class ReputationSimulator(Explorer[ReputationPath]):
     """Edit a worker's internal reputations task by task; see Re, alpha and the counters.
 
@@ -114,7 +110,8 @@ class ReputationSimulator(Explorer[ReputationPath]):
     def _preset_text(self, preset: str) -> str:
         if preset == "custom":
             return "0.9, 0.9, 0.9, 0.2, 0.9, 0.9, 0.9"
-        return _format(scripted_re(preset, self.n_tasks, bad_task=self.n_tasks // 2))
+        return ", ".join(f"{v:g}" for v in scripted_re(preset, self.n_tasks,
+                                                        bad_task=self.n_tasks // 2))
 
     def _load_preset(self, preset: str) -> None:
         if preset != "custom":

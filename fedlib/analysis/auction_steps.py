@@ -47,12 +47,8 @@ def selection_trace(auction: Auction) -> Table:
     rows = []
     for step, (i, d, c) in enumerate(zip(order, density, cum, strict=True), start=1):
         share = B / c if c > 0 else math.inf
-        if step <= auction.k:
-            result = "selected"
-        elif step == auction.k + 1:
-            result = "fails: stop"
-        else:
-            result = "not reached"
+        result = ("selected" if step <= auction.k else
+                  "fails: stop" if step == auction.k + 1 else "not reached")
         rows.append((step, worker_label(i), float(b[i]), float(Re[i]), float(d), float(c),
                      float(share), bool(np.isfinite(d) and d <= share), result))
     return Table(("step", "worker", "bid", "Re", "b/Re", "cum. Re", "share", "b/Re <= share",
@@ -134,14 +130,13 @@ class PaymentBreakdown:
     def table(self) -> Table:
         """One row per winner: Re, re, honest or not, cost, p_up (the ex-ante payment), p', the
         ex-post payment p = min(p_up, p'), and the utilities under both payments."""
-        rows = []
-        for i in self.auction.winners:
-            rows.append((worker_label(i), float(self.auction.Re[i]), float(self.re[i]),
-                         "honest" if self.honest[i] else "dishonest", float(self.costs[i]),
-                         float(self.upper[i]), float(self.temporary[i]), float(self.ex_post[i]),
-                         float(self.utility_ex_ante[i]), float(self.utility_ex_post[i])))
+        rows = tuple((worker_label(i), float(self.auction.Re[i]), float(self.re[i]),
+                      "honest" if self.honest[i] else "dishonest", float(self.costs[i]),
+                      float(self.upper[i]), float(self.temporary[i]), float(self.ex_post[i]),
+                      float(self.utility_ex_ante[i]), float(self.utility_ex_post[i]))
+                     for i in self.auction.winners)
         return Table(("worker", "Re", "re", "honesty", "cost", "p_up", "p'", "p", "u ex ante",
-                      "u ex post"), tuple(rows),
+                      "u ex post"), rows,
                      title=f"B = {format_cell(self.auction.budget, 4)}: paid ex ante "
                            f"{format_cell(self.budget_used_ex_ante, 4)}, ex post "
                            f"{format_cell(self.budget_used_ex_post, 4)}")

@@ -1,5 +1,5 @@
-"""Process-wide switches and helpers: fast mode, progress bars, the compute device, and
-independent runs in parallel processes, or as tasks on a Ray cluster.
+"""Process-wide switches and helpers: fast mode, progress bars, the compute device, atomic file
+writes, and independent runs in parallel processes, or as tasks on a Ray cluster.
 
 :func:`parallel_map` runs its calls in spawned processes on this machine. Within
 ``with RayExecutor():`` it hands them to Ray instead (``python -m fedlib reproduce --executor

@@ -391,6 +391,11 @@ class _Tally:
                 self.found = (index, case, worker, deviations)
 
 
+def _deliveries(full: float, promised: float) -> list[float]:
+    """What a worker able to deliver ``full`` may deliver instead: less."""
+    return sorted({full / 2, min(full, promised), 0.0} - {full})
+
+
 class _Sweep:
     """The plays of one case (see the module docstring), tallied property by property."""
 
@@ -456,8 +461,7 @@ class _Sweep:
             if u is not None and u > best:
                 best, best_deviation = u, deviation
         for bid in sorted({cost, best_deviation.bid} & selections.keys()):
-            # what a worker able to deliver ``full`` may deliver instead: less
-            for delivered in sorted({full / 2, min(full, float(inst.Re[w])), 0.0} - {full}):
+            for delivered in _deliveries(full, float(inst.Re[w])):
                 deviation = Deviation(bid, delivered)
                 lies += 1
                 u = self._pay(index, case, w, *selections[bid], deviation, tolerance)

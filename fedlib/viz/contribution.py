@@ -194,7 +194,8 @@ def case_figure(records: Iterable[Mapping[str, Any]], case: int,
     mean in units of their standard deviation). Dots are seeds, bars their mean.
     """
     records = list(records)
-    fig, axes = two_column_panels(len(metrics) + 1, 3.9, 10, 0.4)
+    fig, axes = two_column_panels(len(metrics) + 1, panel_height=3.9, width=10,
+                                  extra=0.4)
     labels = case_worker_names(case, next(r for r in records if r["case"] == case)["dacc"])
     x = np.arange(len(labels))
     shared: Axes | None = None

@@ -65,7 +65,8 @@ def worker_figure(records: Sequence[Record], case: int, round_index: int | None 
     values = game_values(chosen, round_index)
     what = "task (mean over rounds)" if round_index is None else f"round {round_index + 1}"
     names = case_worker_names(case, chosen[0]["dacc"])
-    fig, grid = two_column_panels(len(measures) + 1, 3.1, 9.5, 0.5)
+    fig, grid = two_column_panels(len(measures) + 1, panel_height=3.1, width=9.5,
+                                  extra=0.5)
     shapley = np.array([v["shapley"] for v in values])
     first = grid[0]
     x = np.arange(len(names))

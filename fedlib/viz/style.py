@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import ParamSpec
 
 import matplotlib as mpl
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 #: The matplotlib settings every figure is built under: text at 12 points (titles 13, the
@@ -86,9 +87,10 @@ EX_ANTE, EX_POST, COST = "#8ab17d", "#287271", "#6c757d"
 CRITICAL = "#d62828"
 
 
-def two_column_panels(n_panels: int, panel_height: float, width: float,
-                      extra: float) -> tuple[Figure, list]:
-    """A figure of ``n_panels`` axes in two columns (a spare last cell removed)."""
+def two_column_panels(n_panels: int, *, panel_height: float, width: float,
+                      extra: float) -> tuple[Figure, list[Axes]]:
+    """A figure ``width`` inches wide of ``n_panels`` axes in two columns, ``panel_height``
+    inches per row plus ``extra`` (a spare last cell removed)."""
     n_rows = (n_panels + 1) // 2
     fig = Figure(figsize=(width, panel_height * n_rows + extra), layout="constrained")
     grid = fig.subplots(n_rows, 2, squeeze=False).ravel()

@@ -4,7 +4,9 @@ A :class:`Claim` says where it is made (a table, figure, theorem or section of t
 chapter for what the book asserts beyond the paper), the statement, what fedlib finds (with the
 numbers it computed) and a verdict, one of :data:`VERDICTS`:
 
-* ``"reproduced"``: our computation supports the claim everywhere it was checked;
+* ``"reproduced"``: our computation supports the claim everywhere it was checked (on seeds:
+  significantly, :func:`~fedlib.analysis.seed_statistics.statement_verdict`);
+* ``"indicative"``: it held in every seed, but on too few seeds to be significant (3 of 3);
 * ``"partly"``: it holds in some settings, seeds or datasets and not in others;
 * ``"not reproduced"``: our computation does not support it;
 * ``"the paper is wrong"``: a counterexample or an algebraic identity refutes it.
@@ -38,10 +40,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from fedlib.analysis.seed_statistics import SeedStatistic, number_verdict, statement_verdict
+from fedlib.analysis.seed_statistics import (
+    SeedStatistic,
+    number_verdict,
+    sign_test_p,
+    statement_verdict,
+)
 
 #: The verdicts, from best to worst for the paper.
-VERDICTS = ("reproduced", "partly", "not reproduced", "the paper is wrong")
+VERDICTS = ("reproduced", "indicative", "partly", "not reproduced", "the paper is wrong")
 
 #: How badly the paper is wrong where it is (see the module's docstring).
 Severity = Literal["false theorem", "proof error", "typo"]
@@ -160,23 +167,34 @@ class Claim:
         :func:`~fedlib.analysis.seed_statistics.statement_verdict`; the finding ends with how
         many seeds it held in."""
         evidence = SeedEvidence(statistic, tuple(bool(c) for c in checks))
-        return cls(where, statement, f"{finding}; holds in {evidence.holds_in()}",
-                   statement_verdict(evidence.checks), seeds=evidence)
+        verdict = statement_verdict(evidence.checks)
+        p = sign_test_p(evidence.held, len(evidence.checks))
+        test = (f" (sign test p = {p:.3g}: too few seeds to be significant)"
+                if verdict == "indicative" else "")
+        return cls(where, statement, f"{finding}; holds in {evidence.holds_in()}{test}",
+                   verdict, seeds=evidence)
 
     @classmethod
     def of_number(cls, where: str, statement: str, statistic: SeedStatistic, paper: float,
                   digits: int) -> Claim:
         """A printed table cell: the paper's number ``paper`` (printed to ``digits`` decimals)
         against ours over the seeds of ``statistic``, judged by
-        :func:`~fedlib.analysis.seed_statistics.number_verdict`; per seed, whether the
-        paper's number lies within half a unit of its last digit of that seed's value."""
+        :func:`~fedlib.analysis.seed_statistics.number_verdict` (the 95% prediction interval
+        for one run); per seed, whether the paper's number lies within half a unit of its last
+        digit of that seed's value."""
         half_unit = 0.5 * 10.0**-digits
         evidence = SeedEvidence(statistic, tuple(abs(v - paper) <= half_unit
                                                  for v in statistic.values))
         verdict = number_verdict(statistic, paper, digits)
-        place = "within" if verdict == "reproduced" else "outside"
-        finding = (f"ours {statistic.describe(digits)}; paper {paper:.{digits}f}, {place} the "
-                   "interval")
+        if statistic.constant:
+            place = "that value" if verdict == "reproduced" else "a value no seed gave"
+            finding = f"ours {statistic.describe(digits)}; paper {paper:.{digits}f}, {place}"
+        else:
+            low, high = statistic.prediction()
+            place = "within" if verdict == "reproduced" else "outside"
+            finding = (f"ours {statistic.describe(digits)}; 95% prediction interval for one run "
+                       f"[{low:.{digits}f}, {high:.{digits}f}]; paper {paper:.{digits}f}, "
+                       f"{place} it")
         return cls(where, statement, finding, verdict, kind="cell", seeds=evidence)
 
 

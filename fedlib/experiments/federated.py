@@ -121,9 +121,9 @@ def seeds_of(runs: Sequence[MultiTaskResult]) -> tuple[int, ...]:
 
 def over_seeds(runs: Sequence[MultiTaskResult],
                statistic: Callable[[MultiTaskResult], float]) -> SeedStatistic | None:
-    """``statistic`` of the run of every seed, with its mean and 95% interval, over the seeds
-    where it is finite (a group that never won has no Table 1 contribution); None when it is
-    finite in none."""
+    """``statistic`` of the run of every seed, with its mean and 95% confidence interval, over
+    the seeds where it is finite (a group that never won has no Table 1 contribution); None
+    when it is finite in none."""
     values = [(run.config.seed, statistic(run)) for run in runs]
     finite = [(seed, value) for seed, value in values if np.isfinite(value)]
     if not finite:

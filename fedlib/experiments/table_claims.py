@@ -9,8 +9,8 @@ Two kinds of claim (:data:`fedlib.analysis.claims.KINDS`), each made once per da
   each checked in the run of every seed and judged by the sign-test rule of
   :mod:`fedlib.analysis.seed_statistics`;
 * :func:`number_claims`: every printed cell of Tables 2 and 3, benchmarks included, against
-  the mean over the seeds: reproduced when the paper's number lies within the 95% interval of
-  that mean.
+  our runs over the seeds: reproduced when the paper's one run is a plausible run of ours, its
+  number within the 95% prediction interval for one run.
 
 The runs are keyed by (dataset, mechanism), each a sequence of runs, one per seed, the same
 seeds for every mechanism of a dataset (:func:`seeds_of`); the paper's numbers come from
@@ -172,10 +172,10 @@ _TABLES: tuple[tuple[str, Mapping, Callable[[MultiTaskResult], float], str], ...
 
 
 def number_claims(runs: Runs) -> list[Claim]:
-    """Every printed cell of Tables 2 and 3 (every mechanism of ``runs``) against the mean of
-    ours over the seeds, one claim per table, mechanism and dataset
+    """Every printed cell of Tables 2 and 3 (every mechanism of ``runs``) against our runs over
+    the seeds, one claim per table, mechanism and dataset
     (:meth:`~fedlib.analysis.claims.Claim.of_number`): reproduced when the paper's number, to
-    half a unit of its fourth decimal, lies within the 95% interval of the mean over the seeds.
+    half a unit of its fourth decimal, lies within the 95% prediction interval for one run.
     """
     _per_dataset(runs)
     claims = []

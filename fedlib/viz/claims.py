@@ -19,7 +19,8 @@ from fedlib.table import fitted_row, fitted_table
 from fedlib.viz.style import styled
 
 #: One colour per verdict, from good news for the paper to bad.
-VERDICT_COLORS = dict(zip(VERDICTS, ("#1b9e77", "#e6ab02", "#d95f02", "#7570b3"), strict=True))
+VERDICT_COLORS = dict(zip(VERDICTS, ("#1b9e77", "#66a61e", "#e6ab02", "#d95f02", "#7570b3"),
+                          strict=True))
 
 #: The style of the band above each chapter's claims in the report's table.
 _BAND = "style='text-align:left;padding:6px 6px 3px;background:#f2f2f2'"
@@ -119,7 +120,6 @@ def verdict_figure(claims: Mapping[str, Sequence[Claim]], titles: Mapping[str, s
     ax.set_yticks(y, [textwrap.fill(titles.get(c, c), 26) for c in chapters])
     ax.set_xlabel("claims checked")
     ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.legend(ncols=len(VERDICTS), loc="lower center", bbox_to_anchor=(0.5, 1.0),
-              frameon=False)
-    ax.set_title("The paper's claims, by the chapter that checks them", pad=28)
+    ax.legend(ncols=3, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    ax.set_title("The paper's claims, by the chapter that checks them", pad=46)
     return fig

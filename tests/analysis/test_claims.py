@@ -87,6 +87,11 @@ def test_a_statement_over_seeds_says_in_how_many_it_held():
     # 4 of 5: the sign test gives p = 6/32 > 0.05 and it does not hold in every seed
     assert claim.verdict == "partly" and claim.finding.endswith("holds in 4 of 5 seeds")
     assert claim.seeds.held == 4 and claim.kind == "statement"
+    three = Claim.over_seeds("Table 2, MNIST", "only clean", "share",
+                             SeedStatistic.of(range(3), [1.0] * 3), [True] * 3)
+    assert three.verdict == "indicative"
+    assert three.finding.endswith("holds in 3 of 3 seeds (sign test p = 0.125: too few seeds to "
+                                  "be significant)")
     with pytest.raises(ValueError, match="one check per seed"):
         SeedEvidence(statistic, (True,))
 
@@ -97,7 +102,9 @@ def test_a_printed_number_against_the_seeds_interval():
     outside = Claim.of_number("Table 3, MNIST", "Ours: loss = 0.4409", statistic, 0.4409, 4)
     assert (inside.verdict, outside.verdict) == ("reproduced", "not reproduced")
     assert inside.kind == outside.kind == "cell"
-    assert "within the interval" in inside.finding and "outside" in outside.finding
+    # mean 0.37, s = 0.01, t(2, 0.975) = 4.303: one run within 0.37 +/- 0.0497
+    assert "prediction interval for one run [0.3203, 0.4197]" in inside.finding
+    assert "within it" in inside.finding and "outside" in outside.finding
     assert inside.seeds.checks == (False, False, False)  # no single seed prints 0.3747
 
 
@@ -111,7 +118,7 @@ def test_verdict_counts():
               Claim.from_checks("c", "s", "f", [True])]
     counts = verdict_counts(claims)
     assert list(counts) == list(VERDICTS)
-    assert counts == {"reproduced": 2, "partly": 1, "not reproduced": 0,
+    assert counts == {"reproduced": 2, "indicative": 0, "partly": 1, "not reproduced": 0,
                       "the paper is wrong": 0}
     assert verdict_counts([]) == dict.fromkeys(VERDICTS, 0)
     cell = Claim("d", "s", "f", "not reproduced", kind="cell")

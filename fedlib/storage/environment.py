@@ -11,7 +11,12 @@ The fingerprint holds the device (and GPU name, with the TF32 switches), the CPU
 model, the instruction set level torch's CPU kernels dispatch to
 (``torch.backends.cpu.get_cpu_capability()``), the variables that lower the level of the
 math libraries (:data:`ISA_VARIABLES`), the torch and numpy versions, the torch threads of the
-run, and the SHA-256 of the lock file (:data:`LOCK_FILE`) that pinned the rest.
+run, and the SHA-256 of the lock file (:data:`LOCK_FILE`) where its pins of the packages that
+compute (:data:`NUMERIC_PACKAGES`) are the versions installed (None otherwise: a machine that
+installed other versions did not compute with the lock's environment). Two environments are the
+same when everything but the lock's hash agrees (:func:`same_environment`): the hash records
+which lock was installed, and adding a package that computes nothing (scipy for the seed
+statistics) must not turn every stored result into another environment's.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import re
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +39,32 @@ from fedlib.fl.device import cpu_field, exact_float32, resolve_device
 LOCK_FILE = ROOT / "requirements.lock"
 #: Environment variables that change which CPU kernels torch, MKL and oneDNN run.
 ISA_VARIABLES = ("ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA")
+#: The packages whose versions decide a run's numbers (torchvision decodes the datasets).
+NUMERIC_PACKAGES = ("torch", "torchvision", "numpy")
+
+
+def lock_pins(text: str) -> dict[str, str]:
+    r"""The ``name==version`` pins of a lock file's ``text``, names lower-cased.
+
+    Examples
+    --------
+    >>> lock_pins("numpy==2.4.6 \\\n    --hash=sha256:ab\nTorch==2.14.1+cu130")
+    {'numpy': '2.4.6', 'torch': '2.14.1+cu130'}
+    """
+    return {name.lower(): version
+            for name, version in re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", text, re.MULTILINE)}
 
 
 def lock_hash(path: str | os.PathLike[str] = LOCK_FILE) -> str | None:
-    """SHA-256 of the lock file, None where there is none (an installed package)."""
+    """SHA-256 of the lock file where the installed :data:`NUMERIC_PACKAGES` are the versions
+    it pins; None where there is no lock (an installed package) or they are not."""
     path = Path(path)
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+    if not path.exists():
+        return None
+    pins = lock_pins(path.read_text())
+    if any(pins.get(name) != metadata.version(name) for name in NUMERIC_PACKAGES):
+        return None
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def fingerprint(device: str | torch.device = "cpu", threads: int = 1) -> dict[str, Any]:
@@ -86,5 +113,9 @@ def describe(environment: dict[str, Any] | None) -> str:
 
 
 def same_environment(stored: dict[str, Any] | None, current: dict[str, Any]) -> bool:
-    """True when a stored result's environment is ``current`` (None, unrecorded: never)."""
-    return stored is not None and stored == current
+    """True when a stored result's environment is ``current`` in everything but the lock's
+    hash (None, unrecorded: never)."""
+    def rounding(environment: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in environment.items() if k != "lock_sha256"}
+
+    return stored is not None and rounding(stored) == rounding(current)

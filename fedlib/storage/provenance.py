@@ -4,16 +4,21 @@
 :func:`~fedlib.storage.stored.obtain` returns with every result: a row per result (source, code
 revision, compute time, date), then the machines that made them and the commands that
 regenerate the stored files. :func:`seed_provenance_html` does the same for the runs of several
-seeds (:func:`~fedlib.storage.stored.obtain_seeds`), one row per configuration.
+seeds (:func:`~fedlib.storage.stored.obtain_seeds`), one row per configuration. Both end with
+the :func:`notes` of their stored files: what a file's own fields do not say about how it was
+made (a checkout with uncommitted changes, a GPU, a run replaced, a pair of runs from two
+machines), from ``results/notes.toml``.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import tomllib
 from collections.abc import Sequence
+from pathlib import Path
 
-from fedlib.storage.stored import Provenance
+from fedlib.storage.stored import Provenance, results_dir
 from fedlib.table import Markup, html_table
 
 #: How each :attr:`~fedlib.storage.stored.Provenance.source` is said in the table.
@@ -33,12 +38,62 @@ def provenance_html(provenances: Sequence[Provenance]) -> str:
             + _closing(provenances, sorted({p.command for p in provenances})))
 
 
+#: The notes on stored files, under the results folder.
+NOTES_FILE = "notes.toml"
+
+
+def notes(folder: str | Path | None = None) -> list[tuple[tuple[str, ...], str]]:
+    """The notes on the stored files of ``folder`` (default: the results folder): a list of
+    (file names, text), each name a path under the folder without ``.json``."""
+    path = Path(folder or results_dir()) / NOTES_FILE
+    if not path.exists():
+        return []
+    with path.open("rb") as file:
+        table = tomllib.load(file)
+    return [(tuple(note["files"]), " ".join(note["text"].split()))
+            for note in table.get("note", [])]
+
+
+def stored_name(provenance: Provenance) -> str | None:
+    """A stored result's path under the results folder without ``.json`` (None when it was
+    computed, or lies elsewhere)."""
+    path = provenance.path
+    if path is None:
+        return None
+    folder = Path(results_dir()).resolve()
+    full = path.resolve()
+    return full.relative_to(folder).with_suffix("").as_posix() if full.is_relative_to(
+        folder) else None
+
+
+def _notes_html(provenances: Sequence[Provenance]) -> str:
+    """The notes that concern these results, each with the names of its files among them."""
+    names = {name for name in map(stored_name, provenances) if name}
+    items = []
+    for files, text in notes():
+        these = sorted(names.intersection(files))
+        if these:
+            grouped = [f"{name} (seed{'s' if len(pairs) > 1 else ''} "
+                       f"{_seed_list([seed for seed, _ in pairs])})"
+                       for name, pairs in by_configuration(
+                           [_named(n) for n in these]).items()]
+            items.append(f"<li><b>{html.escape(', '.join(grouped))}</b>: "
+                         f"{html.escape(text)}</li>")
+    return f"<p>About these files:</p><ul>{''.join(items)}</ul>" if items else ""
+
+
+def _named(name: str) -> Provenance:
+    """A stand-in provenance carrying only ``name``, for :func:`by_configuration`."""
+    return Provenance(name, "stored", None, "", "", 0.0, "", "")
+
+
 def _closing(provenances: Sequence[Provenance], commands: Sequence[str]) -> str:
     """What follows a provenance table: the note on uncommitted changes (where a revision has
-    them), the machines with the environments that made the results, and the commands."""
+    them), the notes on the stored files, the machines with the environments that made the
+    results, and the commands."""
     dirty = any(p.git_revision.endswith("+dirty") for p in provenances)
     note = ("<p>A revision marked + was computed from a checkout with uncommitted changes.</p>"
-            if dirty else "")
+            if dirty else "") + _notes_html(provenances)
     machines = sorted({f"{p.machine}; {p.environment}" if p.environment else p.machine
                        for p in provenances})
     return (note + f"<p>Machine(s):</p><ul>{_items(machines)}</ul>"

@@ -329,3 +329,26 @@ def test_with_rounds_reaches_a_grids_base_and_refuses_single_tasks():
                                               for run in grid.run_configs())
     with pytest.raises(ValueError, match="no multi-task runs"):
         verification.with_rounds(ContributionConfig(), 3)
+
+
+@pytest.mark.parametrize("runs,tied,passes", [
+    (2, {1}, True),       # one run parts at round 1, the other is verified through the prefix
+    (8, {4}, True),       # the cold-start map's eight runs, its run 4 tied
+    (2, {0, 1}, False),   # no run of the file reaches the prefix
+    (1, {0}, False),      # a file of one run that parts before the prefix
+])
+def test_a_file_is_verified_through_the_least_prefix_as_a_whole(monkeypatch, runs, tied,
+                                                                 passes):
+    """A near tie at round 1 of a file's run (a leave-one-out margin within float noise, as a
+    CPU kind's rounding can meet) stops that run's verification there; the file passes when
+    another of its runs is verified through the least prefix."""
+    config = MultiTaskConfig(groups=((1.0, 2),), task=TaskOptions(rounds=2), device="cpu")
+    stored = _task([[True, True], [True, True]], [[0.1, 0.2], [0.1, NEAR / 2]])
+    tie = _task([[True, True], [True, False]], [[0.1, 0.2], [0.1, -NEAR / 2]])
+    monkeypatch.setattr(comparison, "MIN_PREFIX", (0, 2))  # the hand-made runs have 2 rounds
+    monkeypatch.setattr(comparison, "_runs", lambda *_: [
+        (config, [stored], [tie if i in tied else stored]) for i in range(runs)])
+    found, stops = comparison.compare_records(config.to_dict(), [stored], [stored], "foreign")
+    assert [(s.run, s.task, s.round) for s in stops] == [(i, 0, 1) for i in sorted(tied)]
+    assert (found.mismatches == []) == passes
+    assert all("no run of the file" in m for m in found.mismatches)

@@ -23,6 +23,7 @@ import numpy as np
 
 from fedlib.analysis import contribution_checks
 from fedlib.analysis.claims import Claim, Severity
+from fedlib.analysis.property_checks import THEOREM_INSTANCES, THEOREM_SEED, TRUTH_INSTANCES
 from fedlib.analysis.reputation_paths import eq9_check
 from fedlib.analysis.seed_statistics import SeedStatistic
 from fedlib.analysis.selection_timing import ScalingResult, time_select
@@ -76,8 +77,9 @@ def _theorem4_counterexample() -> tuple[float, float]:
 
 
 def _case3_counterexample() -> tuple[int, int]:
-    """Winners k at the true cost 8 and k' at the bid 2 in the proof's Case 3 example
-    (:data:`fedlib.paper.examples.CASE3`): the proof claims k' <= k."""
+    """Winners k at the true cost 8 and k' at the lower bid 2 in the proof's Case 3 example
+    (:data:`fedlib.paper.examples.CASE3`): the proof claims that underbidding (b_i < c_i)
+    leaves k' <= k."""
     at_cost = select(CASE3.bids, CASE3.Re, CASE3.budget).selected.sum()
     at_bid = select([CASE3_LIE, *CASE3.bids[1:]], CASE3.Re, CASE3.budget).selected.sum()
     return int(at_cost), int(at_bid)
@@ -109,16 +111,20 @@ def complexity_claim(scaling: ScalingResult) -> Claim:
         [abs(exponent - 1) <= EXPONENT_TOLERANCE])
 
 
-def theorem_claims(n_instances: int, seed: int) -> list[Claim]:
-    """Theorems 1-4 on ``n_instances`` random instances, and the two counterexamples."""
+def theorem_claims(n_instances: int = THEOREM_INSTANCES,
+                   truth_instances: int = TRUTH_INSTANCES,
+                   seed: int = THEOREM_SEED) -> list[Claim]:
+    """Theorems 1-4 on random instances drawn as chapter 04 draws them (``n_instances`` from
+    ``numpy.random.default_rng(seed)``; Theorems 1 and 2 on all of them, Theorem 4 swept on the
+    first ``truth_instances``), and the two counterexamples."""
+    if not 0 < truth_instances <= n_instances:
+        raise ValueError(f"truth_instances must lie in [1, n_instances = {n_instances}], got "
+                         f"{truth_instances!r}")
     ours = MECHANISMS["ours"]
-
-    def instances() -> list[Instance]:
-        return list(random_instances(np.random.default_rng(seed), n_instances))
-
-    ir = individual_rationality(ours, instances())
-    budget = budget_feasibility(ours, instances())
-    honest = truthfulness(ours, instances(), workers="honest")
+    instances = list(random_instances(np.random.default_rng(seed), n_instances))
+    ir = individual_rationality(ours, instances)
+    budget = budget_feasibility(ours, instances)
+    honest = truthfulness(ours, instances[:truth_instances], workers="honest")
     scaling = time_select(SCALING_SIZES, 5, np.random.default_rng(seed))
     truthful_u, lie_u = _theorem4_counterexample()
     k, k_lie = _case3_counterexample()
@@ -136,12 +142,15 @@ def theorem_claims(n_instances: int, seed: int) -> list[Claim]:
             "Theorem 4", "truthfulness",
             f"false for dishonest workers (re < Re): in the counterexample a worker's utility "
             f"is {truthful_u:.3f} bidding its cost and {lie_u:.3f} bidding {THEOREM4_LIE:g}; "
-            f"for honest workers {honest.violations} profitable lies in {honest.checks} checks",
+            f"for honest workers {honest.violations} profitable lies in {honest.checks} checks "
+            f"(the first {truth_instances} instances, swept bid by bid)",
             lie_u > truthful_u, "false theorem"),
         _unless_refuted(
-            "Proof of Theorem 4, Case 3", "k' <= k when a worker raises its bid",
-            f"B = 10, Re = (1, 1), other bid 1: k = {k} at cost 8, k' = {k_lie} at bid 2 "
-            "(the theorem's conclusion survives for honest workers)", k_lie > k,
+            "Proof of Theorem 4, Case 3",
+            "k' <= k when a worker lowers its bid below its cost (b_i < c_i)",
+            f"B = 10, Re = (1, 1), other bid 1: k = {k} at cost {CASE3.bids[0]:g}, k' = "
+            f"{k_lie} at the lower bid {CASE3_LIE:g}: underbidding adds a winner (the "
+            "theorem's conclusion survives for honest workers)", k_lie > k,
             "proof error"),
     ]
 

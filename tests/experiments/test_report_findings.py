@@ -18,7 +18,7 @@ from fedlib.paper.numbers import TABLE1, TABLE1_DACCS, TABLE2
 
 
 def test_theorems():
-    found = {c.where: c for c in report.theorem_claims(40, seed=1)}
+    found = {c.where: c for c in report.theorem_claims(40, 15, seed=1)}
     assert found["Theorem 1"].verdict == found["Theorem 2"].verdict == "reproduced"
     # Measured timings: the exponent and its tolerance are stated (the rule is tested below).
     assert "time / log n grows as n^" in found["Theorem 3"].finding
@@ -27,11 +27,41 @@ def test_theorems():
     assert found["Theorem 4"].verdict == "the paper is wrong" and not found["Theorem 4"].holds
     assert "-0.667 bidding its cost and 0.000 bidding 6" in found["Theorem 4"].finding
     assert found["Proof of Theorem 4, Case 3"].verdict == "the paper is wrong"
-    assert "k = 1 at cost 8, k' = 2 at bid 2" in found["Proof of Theorem 4, Case 3"].finding
+    case3 = found["Proof of Theorem 4, Case 3"]
+    # the proof's Case 3 is the underbid b_i < c_i: the counterexample lowers 8 to 2
+    assert "k = 1 at cost 8, k' = 2 at the lower bid 2" in case3.finding
+    assert "lowers its bid below its cost" in case3.statement and "raise" not in case3.statement
     # how badly: the theorem is false, the proof has a false step
     assert found["Theorem 4"].severity == "false theorem"
     assert found["Proof of Theorem 4, Case 3"].severity == "proof error"
     assert all(found[t].severity is None for t in ("Theorem 1", "Theorem 2", "Theorem 3"))
+
+
+def test_the_theorem_counts_are_chapter_04s():
+    """The report draws the instances of chapter 04 (its seed and counts, read from the same
+    constants) and counts exactly what chapter 04's checks count on them."""
+    from fedlib.mechanism import (
+        MECHANISMS,
+        budget_feasibility,
+        individual_rationality,
+        random_instances,
+        truthfulness,
+    )
+
+    instances = list(random_instances(np.random.default_rng(7), 60))
+    ours = MECHANISMS["ours"]
+    ir = individual_rationality(ours, instances)
+    budget = budget_feasibility(ours, instances)
+    honest = truthfulness(ours, instances[:20], workers="honest")
+    found = {c.where: c for c in report.theorem_claims(60, 20, seed=7)}
+    assert found["Theorem 1"].finding.startswith(
+        f"{ir.honest.violations} of {ir.honest.checks} honest winners")
+    assert found["Theorem 2"].finding == (f"{budget.violations} of {budget.checks} instances "
+                                          "pay more than B")
+    assert f"{honest.violations} profitable lies in {honest.checks} checks" in (
+        found["Theorem 4"].finding)
+    with pytest.raises(ValueError, match="truth_instances"):
+        report.theorem_claims(10, 11)
 
 
 def _timings(growth):

@@ -18,9 +18,11 @@ runs of several seeds, is judged by the rules of :mod:`fedlib.analysis.seed_stat
 (:meth:`Claim.over_seeds`, :meth:`Claim.of_number`), and the claim carries the per-seed
 evidence (:class:`SeedEvidence`).
 
-Two kinds of claim are counted apart (:data:`KINDS`): a ``"statement"`` the paper makes (an
-ordering, a comparison, a theorem), and a printed table ``"cell"`` set beside ours, so that the
-rows of a table do not outnumber the paper's conclusions in a count of verdicts.
+Three kinds of claim are counted apart (:data:`KINDS`): a ``"statement"`` the paper makes (an
+ordering, a comparison, a theorem); a printed table ``"cell"`` set beside ours, so that the rows
+of a table do not outnumber the paper's conclusions in a count of verdicts; and a ``"reading"``,
+a check of whether the paper's tables are consistent with each other under one reading of it,
+which the book asks and the paper does not claim.
 
 Where the paper is wrong, the claim also says how badly, one of :data:`SEVERITIES`:
 
@@ -54,8 +56,9 @@ VERDICTS = ("reproduced", "indicative", "partly", "not reproduced", "the paper i
 Severity = Literal["false theorem", "proof error", "typo"]
 #: The severities, from worst to mildest.
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)
-#: What a claim is about: a statement of the paper, or one printed number of a table.
-Kind = Literal["statement", "cell"]
+#: What a claim is about: a statement of the paper, one printed number of a table, or the
+#: consistency of the paper's tables under one reading.
+Kind = Literal["statement", "cell", "reading"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
 

@@ -18,6 +18,7 @@ The places where the paper is silent or ambiguous, and what fedlib does there, a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -328,7 +329,8 @@ def tables12_claims(accumulated: Mapping[str, BudgetWindow],
                     ) -> list[Claim]:
     """Whether one budget gives both Table 1's payment of a clean winner and Table 2's share
     1.000 of ours (bids redrawn every task): one claim per reading of Table 1's "Reputation"
-    and dataset (windows of :func:`tables12_windows`).
+    and dataset (windows of :func:`tables12_windows`), of kind ``"reading"``: the paper does
+    not claim its tables consistent, the book asks whether they are.
 
     Parameters
     ----------
@@ -355,4 +357,4 @@ def tables12_claims(accumulated: Mapping[str, BudgetWindow],
             statement, f"losers at each seed's final Re: {_window_text(windows[0])} in seed "
             f"{seeds[0]}; widest plausible budget {widest.describe(0)}", widest,
             [w.compatible for w in windows]))
-    return claims
+    return [replace(claim, kind="reading") for claim in claims]

@@ -254,6 +254,8 @@ def test_tables12_one_claim_per_reading_and_dataset():
     assert claims[2].finding.endswith("holds in 2 of 3 seeds")
     together = report.tables12_claims({"mnist": _window(30.0, 40.0)}, {})
     assert [c.verdict for c in together] == ["reproduced"]
+    # consistency checks the book asks, not claims of the paper: counted apart
+    assert all(c.kind == "reading" for c in [*claims, *together])
 
 
 def test_tables12_windows_from_the_paper_reputations():

@@ -36,6 +36,11 @@ def test_a_file_from_a_dirty_checkout_says_so(name):
     assert any("uncommitted changes" in text for text in NOTED.get(name, [])), name
 
 
+@pytest.mark.parametrize("name", [n for n, d in FILES.items() if "environment" not in d])
+def test_a_file_without_a_fingerprint_says_what_is_known_of_it(name):
+    assert any("not recorded" in text for text in NOTED.get(name, [])), name
+
+
 @pytest.mark.parametrize("name", [n for n, d in FILES.items()
                                   if d["machine"]["device"] != "cpu"])
 def test_a_file_made_on_a_gpu_names_it_and_its_libraries(name):

@@ -244,8 +244,9 @@ READINGS: tuple[Reading, ...] = (
             "'payment_per_task'", "06_federated"),
     Reading("Table 1's 'Reputation'", "Table 1 gives one 'Reputation' per data accuracy, "
             "not said whether internal or accumulated, nor when",
-            "the group's mean accumulated Re after the last task (the premise of the argument "
-            "that Tables 1 and 2 cannot both hold)",
+            "the group's mean accumulated Re after the last task (one of the two premises, "
+            "with bids redrawn every task, of the argument that Tables 1 and 2 cannot both "
+            "hold)",
             "Re averaged over the tasks, or the internal re of the tasks won",
             "fedlib.experiments.federated.table1 'reputation' | 'mean_reputation'",
             "06_federated"),

@@ -8,9 +8,10 @@ several seeds, by three rules that answer three different questions:
 * **What is our mean?** :class:`SeedStatistic` carries the value in every seed, the mean and a
   95% confidence interval for the mean (:func:`mean_interval`, Student's t: mean
   +/- t(n-1, 0.975) s / sqrt(n)). It has its nominal coverage for normal values; on bounded,
-  skewed values it covers a little less (about 93.5% at n = 3 for Beta(5, 2) values, measured by
-  ``tests/analysis/test_seed_statistics.py``). The plain percentile bootstrap that the book used
-  before covers about 76%, 84% and 90% at n = 3, 5 and 10, which is why it went.
+  skewed values it covers less, the more the skew (about 93.4% at n = 3 for Beta(5, 2) values,
+  measured by ``tests/analysis/test_seed_statistics.py``; about 93% for Beta(2, 8)). The plain
+  percentile bootstrap that the book used before covers about 76%, 84% and 90% at n = 3, 5 and
+  10, which is why it went.
 * **Is the paper's one run a plausible run of ours?** The paper prints one run per cell. A
   printed number is *reproduced* when it lies within the 95% *prediction interval for one new
   run* (:func:`prediction_interval`: mean +/- t(n-1, 0.975) s sqrt(1 + 1/n)), widened by half a

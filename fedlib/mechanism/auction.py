@@ -118,6 +118,37 @@ def select(bids: ArrayLike, Re: ArrayLike, budget: float) -> Auction:
     return _select(*_validate.instance(bids, Re, budget))
 
 
+def bid_breakpoints(bids: ArrayLike, Re: ArrayLike, budget: float, worker: int) -> np.ndarray:
+    """The bids of ``worker`` at which Algorithm 1's outcome for it can change, the others'
+    bids held fixed, sorted.
+
+    Its own bid enters Algorithm 1 only through two comparisons: its density against each
+    other worker's (its rank changes at ``rho_j Re_w``) and, at its rank, the share test of
+    line 5 (which flips at ``B Re_w / (Re_w + sum_P Re)``, ``P`` the others ranked before it,
+    for every prefix ``P`` of the others in density order). Between two consecutive
+    breakpoints the winners and ``rho*`` (Eq. (14)) are therefore constant wherever the
+    worker wins (when it is the first loser, ``rho*`` may be its own density, but then it is
+    paid nothing), and so is its utility (Eq. (1)): a step function of its bid. Empty when
+    ``Re_w = 0`` (it is never selected).
+
+    Examples
+    --------
+    >>> bid_breakpoints([4, 4.5, 100], [1, 1, 1], 10, 0).round(3).tolist()
+    [3.333, 4.5, 5.0, 10.0, 100.0]
+    """
+    b, r, B = _validate.instance(bids, Re, budget)
+    if not 0 <= worker < b.size:
+        raise ValueError(f"worker must index workers 0..{b.size - 1}, got {worker}")
+    if r[worker] == 0:
+        return np.empty(0)
+    others = np.delete(np.arange(b.size), worker)
+    rho = _densities(b[others], r[others])
+    prefix = np.concatenate(([0.0], np.cumsum(r[others][np.argsort(rho, kind="stable")])))
+    points = np.concatenate((rho[np.isfinite(rho)] * r[worker],
+                             B * r[worker] / (r[worker] + prefix)))
+    return np.unique(points[np.isfinite(points)])
+
+
 def _ex_post(auction: Auction, re: np.ndarray, temp_denominator: str) -> np.ndarray:
     w = auction.winners
     total = (re if temp_denominator == "re" else auction.Re)[w].sum()

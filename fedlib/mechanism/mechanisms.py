@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from fedlib.mechanism import _knapsack, _validate
-from fedlib.mechanism.auction import Auction, _ex_post, _select, readonly
+from fedlib.mechanism.auction import Auction, _ex_post, _select, bid_breakpoints, readonly
 
 Knowledge = Literal["bids", "costs"]
 #: Every property a mechanism may claim.
@@ -134,6 +134,14 @@ class _Algorithm1(_Base):
         auction = _select(bids, np.ones_like(Re) if self.unit_values else Re, budget)
         return Allocation(mechanism=self.name, selected=auction.selected,
                           winners=auction.winners, upper=auction.upper, auction=auction)
+
+    def bid_breakpoints(self, bids: ArrayLike, Re: ArrayLike, budget: float,
+                        worker: int) -> np.ndarray:
+        """The bids of ``worker`` at which its outcome can change
+        (:func:`~fedlib.mechanism.auction.bid_breakpoints` on the values this mechanism
+        selects by): its utility is constant between two of them."""
+        values = np.ones(np.shape(Re)) if self.unit_values else Re
+        return bid_breakpoints(bids, values, budget, worker)
 
 
 @dataclass(frozen=True)

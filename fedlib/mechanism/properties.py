@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from fedlib.mechanism import _validate
-from fedlib.mechanism.auction import _densities
+from fedlib.mechanism.auction import bid_breakpoints
 from fedlib.mechanism.instances import Instance, random_instances
 from fedlib.mechanism.mechanisms import Allocation, Mechanism
 
@@ -172,18 +172,18 @@ def individual_rationality(mechanism: Mechanism, instances: Iterable[Instance], 
 def deviation_grid(instance: Instance, worker: int) -> np.ndarray:
     """Bids to try for ``worker``: around every point where its rank or the share test can flip.
 
-    Multiples of its true cost; each other worker's bid and density-equivalent bid
-    (``rho_j Re_worker``) and each prefix share ``B Re_worker / (Re_worker + sum of prefix)``,
-    each just below and just above; and a bid above the budget, which always loses.
+    Multiples of its true cost; each other worker's bid and each of Algorithm 1's
+    :func:`~fedlib.mechanism.auction.bid_breakpoints` (its density passing another's, the
+    share test flipping), each just below and just above; and a bid above the budget, which
+    always loses.
     """
     if not 0 <= worker < instance.n:
         raise ValueError(f"worker must index workers 0..{instance.n - 1}, got {worker}")
     others = np.delete(np.arange(instance.n), worker)
-    Re_w, cost = instance.Re[worker], instance.costs[worker]
-    rho = _densities(instance.bids[others], instance.Re[others])
-    prefix = np.concatenate(([0.0], np.cumsum(instance.Re[others][np.argsort(rho, kind="stable")])))
-    shares = instance.budget * Re_w / (Re_w + prefix) if Re_w > 0 else np.empty(0)
-    points = np.concatenate((instance.bids[others], rho[np.isfinite(rho)] * Re_w, shares))
+    cost = instance.costs[worker]
+    points = np.concatenate((instance.bids[others],
+                             bid_breakpoints(instance.bids, instance.Re, instance.budget,
+                                             worker)))
     points = np.concatenate((points * (1 - 1e-9), points * (1 + 1e-9)))
     near_cost = cost * np.array([0.0, 0.5, 0.9, 0.99, 1.01, 1.1, 1.5, 2.0, 4.0])
     return np.unique(np.concatenate((points, near_cost, [2 * instance.budget + cost])))

@@ -12,8 +12,9 @@ one Flower node per worker against a SuperLink started on this machine for the r
 Deployment Runtime, one SuperNode process per worker on the loopback.
 
 ``python -m fedlib federate --write-app DIR`` writes the Flower app bundle's source into DIR
-(its pyproject.toml with the fedlib sources beside it) for ``flwr run DIR`` against a
-federation of one's own, and exits.
+(its pyproject.toml, which ships inside fedlib, with the installed fedlib's sources beside it)
+for ``flwr run DIR`` against a federation of one's own, and exits; no checkout of the
+repository is needed. ``baselines/auction_reputation`` is the same app as a Flower Baseline.
 """
 
 from __future__ import annotations

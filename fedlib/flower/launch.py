@@ -1,7 +1,8 @@
 """``flwr run`` on this machine, against a SuperLink (and SuperNodes) started and stopped here.
 
 * :func:`stage_app` writes the app bundle's source: the app's ``pyproject.toml``
-  (``flower_app/``) with the fedlib sources beside it, so that the FAB ``flwr run`` builds
+  (:data:`APP`, package data of fedlib, so that an installed fedlib needs no checkout) with
+  the fedlib sources beside it, so that the FAB ``flwr run`` builds
   carries the code its ServerApp and ClientApps run, and the fingerprint of those sources in
   the run configuration's ``code`` (:mod:`fedlib.flower.settings`).
 * :class:`LocalFederation` starts a SuperLink on 127.0.0.1 (insecure: loopback only) on a free
@@ -28,23 +29,24 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from collections.abc import Callable, Iterable, Mapping
+from importlib.resources import files
 from pathlib import Path
 from shutil import copy2, which
 from types import TracebackType
 from typing import Any
 
 import httpx
-import tomli
 import tomli_w
 
 import fedlib
-from fedlib.book import ROOT
 from fedlib.experiments.task_store import code_fingerprint
 from fedlib.runtime import sigterm_as_exit
 
-#: The app's pyproject.toml (its components, run configuration and dependencies).
-APP = ROOT / "flower_app"
+#: The app's pyproject.toml (its components, run configuration and dependencies), shipped in
+#: fedlib's wheel as package data.
+APP = files("fedlib.flower") / "app_template" / "pyproject.toml"
 #: Environment of every process started here: no update check (no network), no runtime
 #: installation of the app's dependencies (this environment has them).
 QUIET_ENV = {"FLWR_DISABLE_UPDATE_CHECK": "1", "FLWR_DISABLE_RUNTIME_DEPENDENCY_INSTALLATION": "1"}
@@ -53,11 +55,11 @@ READY = "This command will now block forever"
 
 
 def stage_app(folder: str | os.PathLike[str]) -> Path:
-    """Write the app bundle's source into ``folder`` and return it: ``flower_app``'s
-    pyproject.toml, its run configuration's ``code`` set to the fingerprint of the fedlib
+    """Write the app bundle's source into ``folder`` and return it: the app's pyproject.toml
+    (:data:`APP`), its run configuration's ``code`` set to the fingerprint of the fedlib
     sources (``fedlib/**/*.py``) copied beside it."""
     folder = Path(folder)
-    project = tomli.loads((APP / "pyproject.toml").read_text())
+    project = tomllib.loads(APP.read_text())
     project["tool"]["flwr"]["app"]["config"]["code"] = code_fingerprint()
     package = Path(fedlib.__file__).parent
     for source in sorted(package.rglob("*.py")):

@@ -71,13 +71,19 @@ class RunSettings:
 
     @classmethod
     def from_run_config(cls, run_config: Mapping[str, Any]) -> RunSettings:
-        """The settings of ``context.run_config``; raises when its ``code`` names other fedlib
-        sources than the ones imported here."""
+        """The settings of ``context.run_config``; raises RuntimeError when its ``code`` names
+        other fedlib sources than the ones imported here, ValueError on a key that is not one
+        of :data:`RUN_CONFIG`'s (a mistyped ``--run-config`` key would otherwise be ignored)."""
         return _settings(tuple(sorted((k, v) for k, v in run_config.items())))
 
 
 @lru_cache(maxsize=4)
 def _settings(items: tuple[tuple[str, Any], ...]) -> RunSettings:
+    unknown = sorted(set(dict(items)) - set(RUN_CONFIG))
+    if unknown:
+        raise ValueError(f"unknown run configuration key(s) {', '.join(unknown)}: correct "
+                         "--run-config (or [tool.flwr.app.config]); the app reads "
+                         f"{', '.join(RUN_CONFIG)} (fedlib.flower.settings)")
     run = {**RUN_CONFIG, **dict(items)}
     if run["code"] and run["code"] != code_fingerprint():
         raise RuntimeError("this process imports fedlib sources other than the app bundle's "

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult, run_multitask
 from fedlib.flower.launch import LocalFederation, stage_app
@@ -19,6 +19,14 @@ from fedlib.flower.publisher import FederationRun
 from fedlib.flower.settings import Outage, run_config
 
 Runtime = Literal["simulation", "deployment"]
+#: The runtimes :func:`federate` runs on.
+RUNTIMES: tuple[Runtime, ...] = get_args(Runtime)
+
+
+def check_runtime(runtime: str) -> None:
+    """Raise ValueError unless ``runtime`` is one of :data:`RUNTIMES`."""
+    if runtime not in RUNTIMES:
+        raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
 
 
 def federate(config: MultiTaskConfig, *, runtime: Runtime = "simulation",
@@ -56,7 +64,13 @@ def federate(config: MultiTaskConfig, *, runtime: Runtime = "simulation",
     FederationRun
         The result in the batched engine's format, each task's wall seconds and, on the
         Deployment Runtime, the messages each worker's SuperNode received.
+
+    Raises
+    ------
+    ValueError
+        When ``runtime`` is not one of :data:`RUNTIMES`.
     """
+    check_runtime(runtime)
     with tempfile.TemporaryDirectory(prefix="fedlib-flower-") as temporary:
         folder = Path(temporary)
         out = folder / "out"
@@ -128,6 +142,8 @@ def round_cost(k: int, dataset: str = "mnist", rounds: int = 5, n_samples: int =
                              eval_from=0, n_samples=n_samples, n_val=n_val, n_test=n_val,
                              device="cpu")
     config = replace(config, task=replace(config.task, rounds=rounds))
+    for runtime in runtimes:
+        check_runtime(runtime)
     cpus = cpus or os.cpu_count() or 1
     seconds = []
     records: list[dict[str, Any]] = []
@@ -143,4 +159,4 @@ def round_cost(k: int, dataset: str = "mnist", rounds: int = 5, n_samples: int =
     return (*seconds, (finished[1] - finished[0]) / rounds)
 
 
-__all__ = ["federate", "read_run", "round_cost", "run_federation"]
+__all__ = ["RUNTIMES", "check_runtime", "federate", "read_run", "round_cost", "run_federation"]

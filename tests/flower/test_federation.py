@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import replace
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
 
+import fedlib
 from fedlib.book import ROOT
 from fedlib.cli import main
 from fedlib.experiments.federation import fast_federation
@@ -142,18 +144,39 @@ def test_the_run_configuration_names_the_run_and_the_code(tmp_path):
 
 
 def test_the_flwr_run_app_names_importable_components(tmp_path):
-    """``flwr run flower_app`` validates this file and imports its components first; a broken
-    component name fails the same check."""
+    """The app's pyproject.toml ships inside fedlib (package data, no checkout needed) with
+    the run configuration the apps read; ``flwr run`` validates it and imports its components
+    first, and a broken component name fails the same check."""
     from flwr.cli.config_utils import load_and_validate
 
-    app = ROOT / "flower_app" / "pyproject.toml"
+    from fedlib.flower.launch import APP
+    from fedlib.flower.settings import RUN_CONFIG
+
+    assert Path(str(APP)).is_relative_to(Path(fedlib.__file__).parent)
+    app = tmp_path / "pyproject.toml"
+    app.write_text(APP.read_text())
     config, warnings = load_and_validate(app, check_module=True)
     assert config["tool"]["flwr"]["app"]["components"]["serverapp"] == (
         "fedlib.flower.app:server_app") and not warnings
-    broken = tmp_path / "pyproject.toml"
-    broken.write_text(app.read_text().replace("app:server_app", "app:no_such_app"))
+    assert config["tool"]["flwr"]["app"]["config"] == RUN_CONFIG
+    broken = tmp_path / "broken" / "pyproject.toml"
+    broken.parent.mkdir()
+    broken.write_text(APP.read_text().replace("app:server_app", "app:no_such_app"))
     with pytest.raises(ValueError, match="no_such_app"):
         load_and_validate(broken, check_module=True)
+
+
+def test_a_mistyped_run_configuration_key_or_runtime_names_the_valid_ones():
+    from fedlib.flower.simulation import RUNTIMES, federate, round_cost
+
+    with pytest.raises(ValueError, match="unknown run configuration key.* fastt: correct "
+                                         "--run-config .*reads dataset, mechanism, tasks"):
+        RunSettings.from_run_config({"fastt": True})
+    assert RUNTIMES == ("simulation", "deployment")
+    with pytest.raises(ValueError, match="one of simulation, deployment, got 'simulaton'"):
+        federate(CONFIG, runtime="simulaton")
+    with pytest.raises(ValueError, match="got 'deploy'"):
+        round_cost(2, runtimes=("simulation", "deploy"))
 
 
 def test_the_app_bundle_carries_fedlib_and_its_fingerprint(tmp_path):

@@ -144,14 +144,6 @@ class Comparison:
                 f"{self.headroom:.2g} of the tolerance")
 
 
-def differences(stored: Any, fresh: Any) -> list[str]:
-    """Where two JSON-like values differ beyond the same-environment rule (structure, ints and
-    decisions exactly, floats to 1e-6 relative), e.g. two runs that must be one run."""
-    comparison = Comparison(SAME_TOLERANCE)
-    comparison.values(stored, fresh, "records", "records")
-    return comparison.mismatches
-
-
 @dataclass(frozen=True)
 class Stop:
     """Where a run's verification stopped at a near tie: ``round`` None means the auction."""

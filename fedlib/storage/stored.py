@@ -306,8 +306,9 @@ def report_results() -> dict[str, Any]:
     return {**federated_results(), ContributionConfig().result_name(): ContributionConfig()}
 
 
-#: The folder of ``results/`` that holds runs repeated on a second machine (another CPU model
-#: than the one that made the book's runs), to measure how far the tables move between machines.
+#: The folder of ``results/`` that holds runs repeated in another environment (another CPU
+#: model, or the same CPU with its vector instructions held back, which the file records) than
+#: the one that made the book's runs, to measure how far the tables move between machines.
 SECOND_MACHINE = "second_machine"
 #: The runs repeated there: ours, RRAFL (which reads ours' tasks) and Reputation Greedy on
 #: Fashion-MNIST, and ours and RRAFL on MNIST.

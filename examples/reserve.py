@@ -1,13 +1,14 @@
 """A mechanism of one's own, ready for ``python -m fedlib check-mechanism``.
 
-Copy this file, change ``select`` or ``pay``, and certify it::
+Copy this file, change ``select`` or ``pay``, and check it::
 
     python -m fedlib check-mechanism examples/reserve.py:Reserve
 
 The publisher keeps a share of its budget back (for a second task, say): it runs the paper's
 selection, Algorithm 1, on the rest, and pays every winner its critical price ``p_up = Re_i
-rho*`` (Eq. (15)) before the task, as RRAFL does. Its claims hold: the kit prints a certificate
-with every claimed property certified and exits with status 0 (1 if one had failed).
+rho*`` (Eq. (15)) before the task, as RRAFL does. Its claims hold (Theorems 1, 2 and 4 for
+RRAFL): the kit's search finds no counterexample to them and exits with status 0 (1 if it had
+refuted one).
 
 A mechanism needs ``name``, ``label``, ``claims``, ``knows``, ``select(bids, Re, budget, *,
 costs=None, rng=None)`` returning an allocation (``self.allocation(...)``) and ``pay(allocation,

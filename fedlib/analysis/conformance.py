@@ -50,23 +50,26 @@ from fedlib.mechanism import MECHANISMS, Allocation, Instance
 #: mechanism runs on every instance) is required of every mechanism; the others are claimed.
 PROPERTIES: tuple[str, ...] = ("well_defined", "budget_feasible", "ir", "ir_honest",
                                "truthful", "truthful_honest", "monotone", "efficient")
-#: What each property means, as the certificate states it.
+#: What each property means: the definition the search checks on each play it tries (a
+#: finite search can refute it, not prove it; the certificate says what was searched).
 DESCRIPTIONS: dict[str, str] = {
-    "well_defined": "select and pay return a valid outcome on every instance tried (no "
-                    "exception, NaN, negative payment, payment to a loser or wrong shape)",
-    "budget_feasible": "the payments never add up to more than the budget B, whatever the "
-                       "bids and the delivered re (Theorem 2)",
-    "ir": "every winner bidding its true cost is paid at least its cost (Theorem 1, for every "
+    "well_defined": "select and pay return a valid outcome (no exception, NaN, negative "
+                    "payment, payment to a loser or wrong shape)",
+    "budget_feasible": "the payments add up to at most the budget B, at the bids and "
+                       "delivered re played (Theorem 2)",
+    "ir": "a winner bidding its true cost is paid at least its cost (Theorem 1, every "
           "worker)",
-    "ir_honest": "every honest winner (re >= Re) bidding its true cost is paid at least its "
-                 "cost (Theorem 1)",
-    "truthful": "no worker gains by misreporting its cost or by delivering less than it can "
-                "(Theorem 4, for every worker)",
-    "truthful_honest": "no honest worker (re >= Re) gains by misreporting its cost or by "
-                       "delivering less than it can (Theorem 4 as corrected)",
-    "monotone": "a worker who wins with a bid also wins with every lower bid (Lemma 2)",
-    "efficient": "select and pay run in O(n log n) time: the fitted exponent of time against "
-                 "n is at most 1.5 (Theorem 3)",
+    "ir_honest": "an honest winner (re >= Re) bidding its true cost is paid at least its cost "
+                 "(Theorem 1)",
+    "truthful": "a worker's utility (Eq. (1)) bidding its cost and delivering its re is at "
+                "least its utility under a misreport of its bid or a smaller delivery, the "
+                "others reporting truthfully (Theorem 4, every worker)",
+    "truthful_honest": "the same for an honest worker (re >= Re): truthful reporting is a "
+                       "best response (Theorem 4 as corrected)",
+    "monotone": "a worker who wins with a bid also wins with a lower bid, the others' bids "
+                "fixed (Lemma 2)",
+    "efficient": "the exponent of CPU time against n, fitted over the sizes timed, is at "
+                 "most 1.5 (Theorem 3 states n log n time)",
 }
 #: A claim that implies others: every worker includes the honest ones.
 IMPLIES: dict[str, tuple[str, ...]] = {"ir": ("ir_honest",), "truthful": ("truthful_honest",)}

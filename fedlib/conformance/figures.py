@@ -1,9 +1,9 @@
-"""Figures of certificates: which properties hold as a mechanism's parameter moves, and how
-often each one is violated.
+"""Figures of certificates: which properties hold as a mechanism's parameter moves, how
+often each one is violated, and the ex-post regret against the number of workers.
 
 Pure functions of :class:`~fedlib.analysis.conformance_search.Search` results returning
 :class:`matplotlib.figure.Figure`; green means no counterexample was found, red that one was.
-Claimed properties are named in bold. Both are built under :data:`fedlib.viz.style.STYLE`.
+Claimed properties are named in bold. All are built under :data:`fedlib.viz.style.STYLE`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.ticker import PercentFormatter
 
-from fedlib.analysis.conformance_search import Search
+from fedlib.analysis.conformance_search import PAPER_SIZES, Search
+from fedlib.mechanism.properties import RTOL
 from fedlib.viz.style import styled
 
 #: Colours of a property that holds and of one that fails.
@@ -89,4 +91,29 @@ def violations_figure(result: Search, claims: frozenset[str]) -> Figure:
     ax.set_xlim(0, max(0.1, float(shares.max()) * 1.25))
     ax.set_xlabel("share of the cases checked that violate the property")
     ax.set_title(f"{result.mechanism}: {result.cases} instances searched")
+    return fig
+
+
+@styled
+def regret_figure(result: Search) -> Figure:
+    """Each instance's largest ex-post regret (Eq. (1) utilities; relative to the worker's
+    true cost) against its number of workers, the paper's 30-100 shaded, red above the
+    relative tolerance ``RTOL``: a mechanism whose incentives break only at scale shows its
+    regret rising on the right."""
+    records = result.records
+    if not records:
+        raise ValueError("regret_figure needs a search with at least one instance")
+    n = np.array([r.n for r in records])
+    regret = np.array([r.relative_regret for r in records])
+    fig = Figure(figsize=(8, 3.6), layout="constrained")
+    ax = fig.subplots()
+    ax.axvspan(*PAPER_SIZES, color="#dddddd", label="the paper's 30-100 workers")
+    ax.scatter(n, regret, s=14, color=[FAILS if r > RTOL else HOLDS for r in regret])
+    ax.set_xscale("log")
+    ax.set_xlabel("workers in the instance")
+    ax.set_ylabel("largest regret / cost")
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.legend(loc="upper left")
+    ax.set_title(f"{result.mechanism}: ex-post regret of the examined workers, "
+                 f"{len(records)} instances")
     return fig

@@ -1,9 +1,11 @@
 """A certificate on disk: JSON for programs, one self-contained HTML page for a person.
 
 The page states the verdict, a table of the properties (what each means, whether it is
-claimed, its verdict, the cases checked and the smallest counterexample), each counterexample
-worker by worker, the running time, the Figures 4-5 comparison with its figures embedded as
-PNG, the federated runs, what the search tried and the machine it ran on.
+claimed, its verdict, what was searched for it, its measure and the smallest counterexample),
+the measures (regret, IR violation, budget overrun) with the regret plotted against the number
+of workers and stated for Theorem 4's counterexample, each counterexample worker by worker,
+the running time, the Figures 4-5 comparison with its figures embedded as PNG, the federated
+runs, what the search tried and the machine it ran on.
 """
 
 from __future__ import annotations
@@ -18,7 +20,16 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
-from fedlib.conformance.certificate import COLOURS, Certificate, verdict_html
+from fedlib.analysis.conformance_search import ANCHORS, BIDS, DEVIANTS, PAIRS, PAPER_SIZES
+from fedlib.conformance.certificate import (
+    COLOURS,
+    NO_COUNTEREXAMPLE,
+    Certificate,
+    measures_table,
+    theorem4_text,
+    verdict_html,
+)
+from fedlib.conformance.figures import regret_figure
 from fedlib.table import html_table
 
 _STYLE = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
@@ -51,8 +62,8 @@ def _figure(caption: str, fig: Any) -> str:
 def report_html(cert: Certificate) -> str:
     """The certificate as one HTML page (figures embedded)."""
     m = cert.mechanism
-    colour = COLOURS["certified" if cert.passed else "REFUTED"]
-    verdict = ("Every claimed property held." if cert.passed
+    colour = COLOURS[NO_COUNTEREXAMPLE if cert.passed else "REFUTED"]
+    verdict = ("No counterexample to any claimed property in this search." if cert.passed
                else f"Refuted: {', '.join(cert.refuted)}.")
     parts = [f"<h1>Certificate of {html.escape(m.label)} (<code>{html.escape(m.name)}</code>)"
              "</h1>",
@@ -60,7 +71,14 @@ def report_html(cert: Certificate) -> str:
              f"<p>From <code>{html.escape(cert.source)}</code>; claims "
              f"{html.escape(', '.join(sorted(cert.claims)))}. Checked on "
              f"{cert.created} by fedlib {cert.fedlib_version}.</p>",
-             "<h2>Properties</h2>", verdict_html(cert.search, cert.claims, meaning=True)]
+             "<h2>Properties</h2>", verdict_html(cert.search, cert.claims, meaning=True),
+             "<h2>Measures</h2>", measures_table(cert.search)._repr_html_()]
+    theorem4 = theorem4_text(cert.theorem4)
+    parts += [f"<p>{html.escape(theorem4)}.</p>"] if theorem4 else []
+    if cert.search.records:
+        parts.append(_figure("The largest ex-post regret of each instance's examined workers, "
+                             "relative to the worker's cost, against its number of workers",
+                             regret_figure(cert.search)))
     for v in cert.search.verdicts:
         if v.counterexample is not None:
             cex = v.counterexample
@@ -81,8 +99,15 @@ def report_html(cert: Certificate) -> str:
               for part, why in cert.skipped.items()]
     s = cert.search
     parts += ["<h2>What was tried</h2>",
-              f"<p>{s.cases} instances ({s.random_cases} random, seed {s.seed}), {s.plays} "
-              f"plays of the mechanism, in {s.seconds:.1f} s.</p>",
+              f"<p>{s.cases} instances ({s.random_cases} random, seed {s.seed}) of up to "
+              f"{s.largest} workers, {s.paper_sized} of them with {PAPER_SIZES[0]}-"
+              f"{PAPER_SIZES[1]}; random sizes (fewest, most, share): "
+              f"{html.escape(', '.join(f'{lo}-{hi}: {share:.0%}' for lo, hi, share in s.sizes))}"
+              f". In each instance at most {DEVIANTS} workers misreport alone (a sample, half "
+              f"winners, in larger instances), each trying at most {BIDS} bids of its deviation "
+              f"grid and {len(ANCHORS)} multiples of its cost, then delivering less; {PAIRS} "
+              f"pairs misreport together. {s.plays} plays of the mechanism, in "
+              f"{s.seconds:.1f} s.</p>",
               "<h2>Environment</h2>",
               html_table(("field", "value"), [(key, str(value)) for key, value in
                                               cert.environment.items()], align="left")]

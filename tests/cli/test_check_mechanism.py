@@ -30,7 +30,8 @@ def test_a_mechanism_that_keeps_its_claims_exits_0(outside, tmp_path, capsys):
     assert main(["check-mechanism", f"{outside}:ExAnte", "--instances", "5", "--trials", "2",
                  "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert printed.startswith(f"ex_ante ({outside}:ExAnte): every claimed property held\n")
+    assert printed.startswith(f"ex_ante ({outside}:ExAnte): no counterexample to any claimed "
+                              "property in this search\n")
     assert f"certificate: {out / 'ex_ante.json'} and {out / 'ex_ante.html'}" in printed
     saved = json.loads((out / "ex_ante.json").read_text())
     assert saved["passed"] and saved["search"]["random_cases"] == 5
@@ -95,12 +96,12 @@ def test_a_class_that_does_not_fit_is_a_usage_error_naming_what_it_lacks(tmp_pat
 
 def test_the_example_runs_from_anywhere(tmp_path):
     """The file of ``examples/`` needs nothing but fedlib: copied into an empty folder, it is
-    certified there."""
+    searched there."""
     shutil.copy(ROOT / "examples" / "reserve.py", tmp_path)
     done = subprocess.run([sys.executable, "-m", "fedlib", "check-mechanism",
                            "reserve.py:Reserve", "--instances", "3", "--trials", "0"],
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("Reserve (80% of B) (reserve.py:Reserve): every claimed "
-                                  "property held\n")
+    assert done.stdout.startswith("Reserve (80% of B) (reserve.py:Reserve): no counterexample "
+                                  "to any claimed property in this search\n")
     assert (tmp_path / "certificates" / "reserve.html").exists()

@@ -94,3 +94,35 @@ class PaysBidsHiresByCost(ExAnte):
 
         hired = MECHANISMS["approx_optimal"].select(bids, Re, budget, costs=costs)
         return self.allocation(hired.winners, len(bids), bids)
+
+
+
+class PaysBelowBidAt40(ExAnte):
+    """Pays every winner 90% of its bid (individual rationality fails), but only with 40
+    workers or more."""
+
+    name = "pays_below_bid_at_40"
+
+    def pay(self, allocation, re):
+        return (PaysBelowBid.pay(self, allocation, re) if len(re) >= 40
+                else super().pay(allocation, re))
+
+
+class OverspendsAt80(ExAnte):
+    """Selects as if the budget were twice as large, but only with 80 workers or more."""
+
+    name = "overspends_at_80"
+
+    def select(self, bids, Re, budget, *, costs=None, rng=None):
+        return super().select(bids, Re, (2.0 if len(bids) >= 80 else 1.0) * budget)
+
+
+class RewardsOverbiddingAt150(ExAnte):
+    """Pays every winner its bid (a higher bid pays more), but only with 150 workers or
+    more."""
+
+    name = "rewards_overbidding_at_150"
+
+    def pay(self, allocation, re):
+        return (RewardsOverbidding.pay(self, allocation, re) if len(re) >= 150
+                else super().pay(allocation, re))

@@ -31,8 +31,8 @@ def test_the_certificate_names_what_failed_against_the_claims(overspends):
                                  "truthful", "truthful_honest", "monotone"}
     table = overspends.table()
     verdicts = dict(zip(table.column("property"), table.column("verdict"), strict=True))
-    assert verdicts["budget_feasible"] == "REFUTED" and verdicts["truthful"] == "certified"
-    assert verdicts["efficient"] == "holds (not claimed)"
+    assert verdicts["budget_feasible"] == "REFUTED" and verdicts["truthful"] == "no counterexample"
+    assert verdicts["efficient"] == "no counterexample (not claimed)"
     assert overspends.source == "broken_mechanisms:Overspends"
     assert overspends.summary().startswith(
         "overspends (broken_mechanisms:Overspends): REFUTED: budget_feasible\noverspends: ")
@@ -69,7 +69,12 @@ def test_json_and_html_are_written_and_say_the_same(overspends, tmp_path):
     efficient = next(p for p in saved["properties"] if p["property"] == "efficient")
     assert f"time ~ n^{efficient['exponent']:.2f} " in efficient["measured"]
     page = html_path.read_text()
-    assert "Refuted: budget_feasible." in page and page.count("data:image/png;base64") == 4
+    assert "Refuted: budget_feasible." in page and page.count("data:image/png;base64") == 5
+    assert "<h2>Measures</h2>" in page and "against its number of workers" in page
+    assert saved["search"]["measures"]["budget overrun"]["max"] == pytest.approx(
+        budget["measure"]["max"]) and budget["measure"]["max"] > 0
+    assert saved["theorem4"]["origin"] == "the paper's Theorem 4 counterexample"
+    assert budget["finding"].startswith(f"{budget['violations']} of {budget['checks']} checks")
     assert "Counterexample to budget_feasible" in page
 
 

@@ -216,7 +216,7 @@ def test_every_counterexample_reported_is_one_and_shrinking_keeps_it(instance):
         cex = verdict.counterexample
         if cex is not None:
             again = evaluate(Player(PricePerUnit()), cex.property, cex.instance, cex.worker,
-                             cex.deviations)
+                             cex.deviations, partner=cex.partner)
             assert again is not None and again.margin == pytest.approx(cex.margin)
             assert cex.instance.n <= instance.n
 

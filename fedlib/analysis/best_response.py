@@ -107,6 +107,36 @@ def _utility(player: Player, instance: Instance, bids: np.ndarray, worker: int) 
     return play.utility(worker, float(instance.costs[worker]))
 
 
+def exact_bids(mechanism: Any, instance: Instance, worker: int) -> np.ndarray:
+    """The bids that decide ``worker``'s best response exactly (:func:`candidate_bids` of the
+    mechanism's ``bid_breakpoints`` at the others' bids), sorted.
+
+    Raises
+    ------
+    ValueError
+        If ``mechanism`` has no ``bid_breakpoints`` (its best response can only be searched),
+        or ``worker`` is out of range.
+    MechanismFault
+        If ``bid_breakpoints`` raises or returns something other than finite numbers.
+    """
+    if not has_breakpoints(mechanism):
+        raise ValueError(f"{getattr(mechanism, 'name', mechanism)!r} has no bid_breakpoints("
+                         "bids, Re, budget, worker): its best response can only be searched")
+    if not 0 <= worker < instance.n:
+        raise ValueError(f"worker must index workers 0..{instance.n - 1}, got {worker}")
+    truthful = instance.bids.copy()
+    truthful[worker] = instance.costs[worker]
+    try:  # the user's code: any error is a fault
+        points = np.asarray(mechanism.bid_breakpoints(truthful, instance.Re.copy(),
+                                                      instance.budget, worker), dtype=float)
+    except Exception as error:
+        raise MechanismFault(f"bid_breakpoints raised {type(error).__name__}: {error}") from None
+    if points.ndim != 1 or not np.isfinite(points).all():
+        raise MechanismFault(f"bid_breakpoints returned {points.tolist()!r}, expected a 1-d "
+                             "array of finite bids")
+    return candidate_bids(points, float(instance.costs[worker]))
+
+
 def best_response(mechanism: Any, instance: Instance, worker: int) -> BestResponse:
     """The exact best bid of ``worker`` on ``instance``, the others bidding as in it (see the
     module docstring).
@@ -117,7 +147,7 @@ def best_response(mechanism: Any, instance: Instance, worker: int) -> BestRespon
         If ``mechanism`` has no ``bid_breakpoints`` (its best response can only be searched),
         or ``worker`` is out of range.
     MechanismFault
-        If the mechanism fails at one of the bids.
+        If the mechanism fails at one of the bids, or in ``bid_breakpoints``.
 
     Examples
     --------
@@ -130,21 +160,13 @@ def best_response(mechanism: Any, instance: Instance, worker: int) -> BestRespon
     >>> round(r.regret, 6), r.utility
     (0.666667, 0.0)
     """
-    if not has_breakpoints(mechanism):
-        raise ValueError(f"{getattr(mechanism, 'name', mechanism)!r} has no bid_breakpoints("
-                         "bids, Re, budget, worker): its best response can only be searched")
-    if not 0 <= worker < instance.n:
-        raise ValueError(f"worker must index workers 0..{instance.n - 1}, got {worker}")
+    bids = exact_bids(mechanism, instance, worker)
     player, cost = Player(mechanism), float(instance.costs[worker])
-    truthful = instance.bids.copy()
-    truthful[worker] = cost
-    points = np.asarray(mechanism.bid_breakpoints(truthful, instance.Re.copy(),
-                                                  instance.budget, worker), dtype=float)
-    bids = candidate_bids(points, cost)
+    played = instance.bids.copy()
     utilities = []
     for bid in bids:
-        truthful[worker] = bid
-        utilities.append(_utility(player, instance, truthful, worker))
+        played[worker] = bid
+        utilities.append(_utility(player, instance, played, worker))
     truthful_utility = utilities[int(np.searchsorted(bids, cost))]
     best = int(np.argmax(utilities))
     if utilities[best] <= truthful_utility:

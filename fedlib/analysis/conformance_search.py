@@ -17,8 +17,14 @@ effort reported counts only the examined ones). The others report truthfully and
 their ``re``; the worker bids its true cost, then the bids of
 :func:`fedlib.mechanism.deviation_grid` (around each point where its rank or a share test can
 flip; a sample of :data:`BIDS` of them when there are more) and the multiples :data:`ANCHORS`
-of its cost, delivering its ``re``; and, at its true cost and at its best bid, it delivers
-less than it can (half its ``re``, its promised ``Re`` when it could deliver more, nothing).
+of its cost, delivering its ``re``. A mechanism that says where its workers' outcomes can change
+(``bid_breakpoints``: ours, RRAFL, proportional share) is instead played at
+:func:`~fedlib.analysis.best_response.exact_bids`, one bid in every interval of a worker's
+step-shaped utility and each breakpoint: all of them, which decides the worker's best bid
+exactly, when there are at most :data:`EXACT_BIDS`, else a sample of :data:`BIDS`. Then, at
+its true cost and at its best bid, it delivers less than it can (half its ``re``, its promised
+``Re`` when it could deliver more, nothing): a worker decided exactly is decided over its
+bids, not over every quality it could deliver.
 Its utility is Eq. (1); its best misreport against the truth is one case of truthfulness
 (honest workers, ``re >= Re``, also of ``truthful_honest``), its wins along the bids one of
 monotonicity (Lemma 2). Every play is a case of budget feasibility (Theorem 2) and of
@@ -62,6 +68,7 @@ from typing import Any
 import numpy as np
 
 from fedlib.analysis.auction_steps import worker_label
+from fedlib.analysis.best_response import exact_bids, has_breakpoints
 from fedlib.analysis.conformance import PROPERTIES, MechanismFault, Play, Player
 from fedlib.analysis.selection_timing import ScalingResult
 from fedlib.checks import integer
@@ -84,6 +91,9 @@ PAPER_SIZES = (30, 100)
 DEVIANTS = 8
 #: At most this many bids of :func:`~fedlib.mechanism.deviation_grid` per examined worker.
 BIDS = 40
+#: A worker whose best bid is decided by at most this many :func:`exact_bids` (about four per
+#: worker of the instance: 250 reach about 60 workers) plays them all; more are sampled.
+EXACT_BIDS = 250
 #: Bids every examined worker tries besides the grid, as multiples of its cost.
 ANCHORS = (0.0, 0.5, 0.9, 1.1, 1.5, 2.0, 4.0)
 #: Pairs of examined workers per instance that misreport together (budget, well_defined).
@@ -610,14 +620,28 @@ class _Tally:
     values: list[float] = field(default_factory=list)
     relative: list[float] = field(default_factory=list)
     found: tuple[Case, int | None, tuple[Deviation, ...], int | None] | None = None
+    exact_workers: set[tuple[int, int]] = field(default_factory=set)
+
+    inexact: set[int] = field(default_factory=set)
+
+    def exact_instances(self) -> int:
+        """The instances whose every worker was examined (at most :data:`DEVIANTS`), each
+        decided exactly."""
+        return sum(n <= DEVIANTS and index not in self.inexact
+                   for index, n in self.sizes.items())
 
     def check(self, index: int, case: Case, violated: bool, worker: int | None = None,
               deviations: tuple[Deviation, ...] = (), misreports: int = 0, *,
               partner: int | None = None,
-              measure: tuple[float, float | None] | None = None) -> None:
+              measure: tuple[float, float | None] | None = None, exact: bool = False) -> None:
         """Count one check of case ``index``: ``misreports`` among its plays (joint ones with
-        a ``partner``), and ``measure``, the property's (value, relative value or None)."""
+        a ``partner``), ``measure``, the property's (value, relative value or None), and
+        whether the check decided ``worker``'s every bid exactly."""
         self.checks += 1
+        if exact:
+            self.exact_workers.add((index, worker))
+        else:
+            self.inexact.add(index)
         self.misreports += misreports
         self.joint += misreports if partner is not None else 0
         self.sizes[index] = case.instance.n
@@ -762,14 +786,28 @@ class _Sweep:
                 partner=moves[1][0] if len(moves) == 2 else None)
             return None
 
-    def _bids(self, inst: Instance, w: int, rng: np.random.Generator) -> np.ndarray:
-        """The bids ``w`` tries: its cost, the :data:`ANCHORS` and :data:`BIDS` of its
-        deviation grid (all of them when there are no more)."""
-        grid = deviation_grid(inst, w)
-        if grid.size > BIDS:
+    def _bids(self, index: int, case: Case, w: int, rng: np.random.Generator
+              ) -> tuple[np.ndarray, bool]:
+        """The bids ``w`` tries: its cost, the :data:`ANCHORS` and its grid, and whether they
+        decide its best bid exactly. The grid is the mechanism's :func:`exact_bids` when it
+        has breakpoints (all of them when there are at most :data:`EXACT_BIDS`), else
+        :func:`~fedlib.mechanism.deviation_grid`; a sample of :data:`BIDS` of them when there
+        are more. A fault of ``bid_breakpoints`` is one of ``well_defined``."""
+        inst, exact = case.instance, False
+        grid = None
+        if has_breakpoints(self.player.mechanism):
+            try:
+                grid = exact_bids(self.player.mechanism, inst, w)
+            except MechanismFault:
+                self.tallies["well_defined"].check(index, case, True, w)
+            else:
+                exact = grid.size <= EXACT_BIDS
+        if grid is None:
+            grid = deviation_grid(inst, w)
+        if grid.size > BIDS and not exact:
             grid = rng.choice(grid, BIDS, replace=False)
         cost = float(inst.costs[w])
-        return np.union1d(grid, cost * np.array((1.0, *ANCHORS)))
+        return np.union1d(grid, cost * np.array((1.0, *ANCHORS))), exact
 
     def _worker(self, index: int, case: Case, w: int, truth: Play, tolerance: float,
                 rng: np.random.Generator) -> _Best:
@@ -779,7 +817,7 @@ class _Sweep:
         best = _Best(honest_utility, _truth(inst, w), float(truth.payments.sum()),
                      _truth(inst, w))
         selections: dict[float, tuple[Any, np.ndarray]] = {}
-        grid = self._bids(inst, w, rng)
+        grid, exact = self._bids(index, case, w, rng)
         lies = grid.size - 1  # every bid but its cost, then delivering less
         for bid in grid:
             deviation = Deviation(float(bid), full)
@@ -804,12 +842,13 @@ class _Sweep:
         measure = (regret, _share(regret, cost))
         for prop in ("truthful", "truthful_honest")[:1 + bool(inst.honest[w])]:
             self.tallies[prop].check(index, case, regret > tolerance, w, (best.deviation,),
-                                     lies, measure=measure)
+                                     lies, measure=measure, exact=exact)
         wins = sorted((bid, bool(selected[w])) for bid, (_, selected) in selections.items())
         pair = next(((Deviation(low, full), Deviation(high, full))
                      for i, (low, won_low) in enumerate(wins) if not won_low
                      for high, won_high in wins[i + 1:] if won_high), ())
-        self.tallies["monotone"].check(index, case, bool(pair), w, pair, grid.size - 1)
+        self.tallies["monotone"].check(index, case, bool(pair), w, pair, grid.size - 1,
+                                       exact=exact)
         return best
 
     def _pairs(self, index: int, case: Case, best: dict[int, _Best], tolerance: float,
@@ -879,6 +918,9 @@ class Verdict:
         Misreports by pairs, among ``misreports``.
     measure : Measure or None
         The property's measure (:data:`MEASURES`; None for the others).
+    exact_workers, exact : int
+        For truthfulness and monotonicity, the examined workers whose every bid was decided
+        exactly (:func:`exact_bids`), and the instances in which every worker was.
     """
 
     property: str
@@ -896,6 +938,18 @@ class Verdict:
     workers: int = 0
     joint: int = 0
     measure: Measure | None = None
+    exact_workers: int = 0
+    exact: int = 0
+
+    @property
+    def exactly(self) -> str:
+        """How many of the examined workers' best bids were decided exactly, in words (empty
+        when none was)."""
+        if not self.exact_workers:
+            return ""
+        return (f"every bid decided exactly (by the mechanism's breakpoints) for "
+                f"{self.exact_workers} of the {self.workers} workers, every worker of "
+                f"{self.exact} instances")
 
     @property
     def searched(self) -> str:
@@ -912,7 +966,8 @@ class Verdict:
             return (f"{where}, {self.checks} plays, {self.misreports} of them misreports "
                     f"({self.joint} by pairs)")
         each = round(self.misreports / self.workers) if self.workers else 0
-        return f"{where}, {self.workers} workers examined, {each} misreports each"
+        exactly = f"; {self.exactly}" if self.exactly else ""
+        return f"{where}, {self.workers} workers examined, {each} misreports each{exactly}"
 
     @property
     def finding(self) -> str:
@@ -932,6 +987,7 @@ class Verdict:
                 "misreports": self.misreports, "joint_misreports": self.joint,
                 "workers": self.workers, "smallest": self.smallest, "largest": self.largest,
                 "paper_sized": self.paper_sized, "violations": self.violations,
+                "exact_workers": self.exact_workers, "exact_instances": self.exact,
                 "measure": None if self.measure is None else self.measure.to_dict(),
                 "counterexample": None if self.counterexample is None
                 else self.counterexample.to_dict(), "measured": self.measured,
@@ -1146,7 +1202,8 @@ def search(mechanism: Any, instances: int, *, seed: int = 0, paper: bool = True,
             prop, tally.violations == 0, len(n), tally.checks, tally.violations, cex,
             misreports=tally.misreports, smallest=min(n, default=0), largest=max(n, default=0),
             paper_sized=sum(low <= k <= high for k in n), workers=len(tally.workers),
-            joint=tally.joint,
+            joint=tally.joint, exact_workers=len(tally.exact_workers),
+            exact=tally.exact_instances(),
             measure=Measure.of(prop, tally.values, tally.relative) if prop in MEASURES
             else None))
     if scaling is not None:

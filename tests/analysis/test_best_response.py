@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fedlib.analysis.best_response import best_response, best_responses, candidate_bids
+from fedlib.analysis.conformance_search import search, search_cases
 from fedlib.mechanism import MECHANISMS, Instance, deviation_grid, random_instance
 from fedlib.mechanism.auction import bid_breakpoints
 from fedlib.paper import examples
@@ -109,3 +110,37 @@ def test_a_worker_wins_or_loses_alike_between_two_breakpoints(seed, n, ties):
                 paid = mechanism.pay(allocation, lie.re)[worker]
                 outcomes.add((won, round(float(paid), 9)))
             assert len(outcomes) == 1, (worker, low, high, outcomes)
+
+
+def random_cases(seed, count, sizes):
+    """``count`` random cases of the search with ``sizes`` workers, no adversarial one."""
+    cases = search_cases(np.random.default_rng(seed), count, paper=False, sizes=(
+        (*sizes, 1.0),))
+    return [c for c in cases if c.origin.startswith("random")]
+
+
+def test_the_search_agrees_with_the_exact_best_response_at_the_papers_scale():
+    """On the paper's mechanism at 30-100 workers (most of them above EXACT_BIDS, where the
+    search samples bids): each instance's searched regret is never above the exact one of the
+    same worker, and equals it wherever the search found a violation."""
+    cases = random_cases(3, 12, (30, 100))
+    found = search(MECHANISMS["ours"], 0, timing=False, cases=cases)
+    assert sum(r.regret > 0 for r in found.records) >= 3  # dishonest workers gain somewhere
+    assert sum(c.instance.n > 60 for c in cases) >= 3  # sampled, not enumerated
+    for case, record in zip(cases, found.records, strict=True):
+        exact = [best_response(MECHANISMS["ours"], case.instance, w).regret
+                 for w in range(case.instance.n)]
+        assert record.regret <= max(exact) + 1e-9 * case.instance.scale
+        if record.regret > 0:
+            assert exact[record.worker] == pytest.approx(record.regret, rel=1e-9)
+
+
+def test_the_search_decides_small_instances_exactly():
+    """With breakpoints every worker of an instance of at most DEVIANTS workers is decided
+    exactly; without them (Bid Greedy) nobody is."""
+    cases = random_cases(4, 10, (2, 8))
+    for name, exact in (("rrafl", True), ("bid_greedy", False)):
+        verdict = search(MECHANISMS[name], 0, timing=False, cases=cases).verdict("truthful")
+        assert verdict.exact == (len(cases) if exact else 0)
+        assert verdict.exact_workers == (verdict.workers if exact else 0)
+        assert ("decided exactly" in verdict.finding) is exact

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
+from fedlib.analysis.best_response import exact_bids
 from fedlib.analysis.conformance import MechanismBase, Player, claimed
 from fedlib.analysis.conformance_search import (
     ANCHORS,
@@ -33,7 +34,6 @@ from fedlib.analysis.conformance_search import (
 from fedlib.mechanism import (
     MECHANISMS,
     Instance,
-    deviation_grid,
     individual_rationality,
     select,
     truthfulness,
@@ -124,18 +124,20 @@ def test_the_json_carries_the_utilities_of_a_misreport_as_numbers(searches):
 
 
 def test_the_verdicts_count_the_instances_and_the_misreports_tried():
-    """Each worker of Theorem 4's instance bids every bid of its grid (monotonicity), then
-    delivers less (truthfulness); every misreport is also a play checked for the budget, as
-    are the joint misreports of pairs. The
-    dishonest worker's are not among truthful_honest's; winners bid their cost for IR."""
+    """Each worker of Theorem 4's instance bids every bid of its exact grid (one in every
+    interval between its breakpoints: monotonicity, decided exactly), then delivers less
+    (truthfulness); every misreport is also a play checked for the budget, as are the joint
+    misreports of pairs. The dishonest worker's are not among truthful_honest's; winners bid
+    their cost for IR."""
     instance = Instance(*THEOREM4)
     found = search(OURS, 0, timing=False, cases=[Case(instance, "Theorem 4")])
     counts = {v.property: v.to_dict() for v in found.verdicts}
     assert {c["instances"] for c in counts.values()} == {1}
-    bids = sum(np.union1d(deviation_grid(instance, w),
+    bids = sum(np.union1d(exact_bids(OURS, instance, w),
                           instance.costs[w] * np.array((1.0, *ANCHORS))).size - 1
                for w in range(instance.n))
     assert counts["monotone"]["misreports"] == bids
+    assert counts["monotone"]["exact_instances"] == counts["truthful"]["exact_instances"] == 1
     assert counts["truthful"]["misreports"] > bids
     joint = counts["budget_feasible"]["joint_misreports"]
     assert joint > 0 and counts["truthful"]["joint_misreports"] == 0  # pairs: budget only

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from fedlib.analysis.claims import Claim
-from fedlib.experiments.grid import Grid, GridResult
+from fedlib.experiments.grid import Grid, GridResult, distinct_mechanisms
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
 from fedlib.experiments.registry import register
 from fedlib.fl.attacks import Attack, attacked_pool, model_submitter
@@ -30,7 +30,6 @@ from fedlib.fl.models import MODEL_FOR_DATASET
 from fedlib.fl.seeding import seed_sequence, torch_threads
 from fedlib.fl.task import TaskOptions, run_task
 from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
-from fedlib.mechanism.mechanisms import MECHANISMS
 
 #: Tasks of the stored run (the first ``eval_from = 5`` are not evaluated).
 ADVERSARIAL_TASKS = 30
@@ -102,12 +101,7 @@ class AdversarialConfig(Grid):
     pinned: ClassVar[tuple[str, ...]] = ("mechanism",)
 
     def __post_init__(self) -> None:
-        mechanisms = tuple(self.mechanisms)
-        unknown = [m for m in mechanisms if m not in MECHANISMS]
-        if not mechanisms or unknown or len(set(mechanisms)) < len(mechanisms):
-            raise ValueError(f"mechanisms must be distinct keys of MECHANISMS (at least one), "
-                             f"got {self.mechanisms!r}")
-        object.__setattr__(self, "mechanisms", mechanisms)
+        object.__setattr__(self, "mechanisms", distinct_mechanisms(self.mechanisms))
         object.__setattr__(self, "base", replace(self.base, mechanism="ours"))
 
     def run_configs(self) -> list[MultiTaskConfig]:

@@ -6,7 +6,9 @@ sweep (:mod:`fedlib.experiments.sensitivity`, axis ``values``) and the adversari
 two fields, the axis and ``base`` (a :class:`~fedlib.experiments.multitask.MultiTaskConfig`),
 that mixes in :class:`Grid` and says how each point changes ``base``. :class:`Grid` gives them
 the rest of the :class:`~fedlib.experiments.registry.Experiment` protocol: storage, names,
-runs in parallel processes with checkpoints and recomputation.
+runs in parallel processes with checkpoints and recomputation. The non-iid grid
+(:mod:`fedlib.experiments.noniid`, axis ``alphas``) crosses its axis with a second field,
+``mechanisms``, which it adds to the stored configuration itself.
 
 :func:`run_many` runs multi-task configurations in parallel processes.
 
@@ -32,6 +34,7 @@ from fedlib.experiments.multitask import (
     run_multitask,
 )
 from fedlib.experiments.registry import rebuild
+from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.runtime import parallel_map
 
 #: Tasks per run of the budget and sensitivity sweeps (the first ``eval_from = 5`` are not
@@ -40,6 +43,17 @@ SWEEP_TASKS = 20
 #: Round fields those sweeps keep per task: the global model's loss and accuracy, and each
 #: winner's leave-one-out decision and its margin (for verification on another machine).
 SWEEP_ROUND_FIELDS = ("passed", "margin", "test_loss", "test_acc")
+
+
+def distinct_mechanisms(mechanisms: Sequence[str]) -> tuple[str, ...]:
+    """``mechanisms`` as a tuple, if they are distinct keys of
+    :data:`~fedlib.mechanism.MECHANISMS`, at least one (a grid's mechanism axis)."""
+    checked = tuple(mechanisms)
+    unknown = [m for m in checked if m not in MECHANISMS]
+    if not checked or unknown or len(set(checked)) < len(checked):
+        raise ValueError(f"mechanisms must be distinct keys of MECHANISMS (at least one), "
+                         f"got {mechanisms!r}")
+    return checked
 
 
 def _run(config: dict[str, Any], checkpoint: str | None, task_store: str | None,

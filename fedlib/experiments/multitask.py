@@ -11,6 +11,10 @@ the budget ``B`` (default 60, see :data:`DEFAULT_BUDGET`), the initial reputatio
 ``Re^0 = 0.5``, bids redrawn every task (``redraw_bids=True``) and a fresh global model for
 every task (``fresh_model=True``).
 
+Beyond the paper, ``label_skew`` gives some workers of every noise group label skew drawn from
+a Dirichlet distribution (:func:`~fedlib.fl.workers.skewed_workers`), so that skew and label
+noise vary independently (:mod:`fedlib.experiments.noniid`).
+
 A run can checkpoint after every task and resume (:func:`run_multitask`);
 :mod:`fedlib.experiments.grid` runs several configurations in parallel processes.
 """
@@ -18,6 +22,7 @@ A run can checkpoint after every task and resume (:func:`run_multitask`);
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -35,10 +40,17 @@ from fedlib.fl.attacks import Attack, check_attacks, for_task
 from fedlib.fl.data import DATASETS
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import MODEL_FOR_DATASET
+from fedlib.fl.partitions import check_alpha
 from fedlib.fl.records import TaskResult
 from fedlib.fl.seeding import seed_sequence, torch_threads
 from fedlib.fl.task import TaskOptions, run_task
-from fedlib.fl.workers import PublisherSets, WorkerPool, iid_workers, publisher_sets
+from fedlib.fl.workers import (
+    PublisherSets,
+    WorkerPool,
+    iid_workers,
+    publisher_sets,
+    skewed_workers,
+)
 from fedlib.mechanism.mechanisms import MECHANISMS, Allocation
 from fedlib.mechanism.reputation import BETA1, BETA2, INITIAL_REPUTATION
 from fedlib.paper.settings import PAPER_GROUPS
@@ -123,6 +135,15 @@ class MultiTaskConfig:
     attacks : tuple of Attack, default ()
         Adversarial or strategic workers (:mod:`fedlib.fl.attacks`); their random draws use
         a seed key of their own, so without attacks a run is exactly the honest one.
+    label_skew : float or None, default None
+        The Dirichlet concentration alpha of the skewed workers' label proportions
+        (:func:`~fedlib.fl.workers.skewed_workers`: per worker, ``n_samples`` each); None:
+        every worker iid, the paper's setting.
+    skewed_share : float, default 0.5
+        With ``label_skew``, the share of every ``groups`` entry that is skewed: its first
+        ``ceil(skewed_share * count)`` workers (:attr:`skewed`), so any share above 0 skews
+        at least one worker of every group and 0.5 skews 8 of 15 and 3 of 5. In (0, 1]; it
+        has no effect without ``label_skew``.
     """
 
     dataset: str = "mnist"
@@ -144,6 +165,8 @@ class MultiTaskConfig:
     device: str = "auto"
     threads: int = 1
     attacks: tuple[Attack, ...] = ()
+    label_skew: float | None = None
+    skewed_share: float = 0.5
 
     kind: ClassVar[str] = "tables"
     result_type: ClassVar[type] = MultiTaskResult
@@ -173,21 +196,39 @@ class MultiTaskConfig:
                 raise ValueError(f"groups: dacc must lie in (0, 1], got {dacc!r}")
             integer(count, "groups: count")
         object.__setattr__(self, "attacks", check_attacks(self.attacks, self.daccs.size))
+        if self.label_skew is not None:
+            object.__setattr__(self, "label_skew", check_alpha(self.label_skew))
+        if (isinstance(self.skewed_share, bool) or not isinstance(self.skewed_share, int | float)
+                or not 0 < self.skewed_share <= 1):
+            raise ValueError(f"skewed_share must lie in (0, 1], got {self.skewed_share!r}")
+        object.__setattr__(self, "skewed_share", float(self.skewed_share))
 
     @property
     def daccs(self) -> np.ndarray:
         """Data accuracy of every worker, in group order."""
         return np.repeat([d for d, _ in self.groups], [c for _, c in self.groups]).astype(float)
 
+    @property
+    def skewed(self) -> np.ndarray:
+        """Which workers hold label-skewed data (bool, one per worker): the first
+        ``ceil(skewed_share * count)`` of every group with ``label_skew``, none without."""
+        counts = [count for _, count in self.groups]
+        if self.label_skew is None:
+            return np.zeros(sum(counts), dtype=bool)
+        # Rounded first, so that a product such as 0.3 * 10 = 3.0000000000000004 gives 3.
+        return np.concatenate([np.arange(count) < math.ceil(round(self.skewed_share * count, 9))
+                               for count in counts])
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready configuration, tagged ``"experiment": "tables"``; ``attacks`` only when
-        there are some (so an honest configuration reads as it did before attacks existed)."""
+        """JSON-ready configuration, tagged ``"experiment": "tables"``; ``attacks``,
+        ``label_skew`` and ``skewed_share`` only when they are not their defaults (so that the
+        paper's configuration reads as it did before they existed)."""
         out = asdict(self)
         out["groups"] = [list(group) for group in self.groups]
         out["attacks"] = [attack.to_dict() for attack in self.attacks]
-        if not self.attacks:
-            del out["attacks"]
-        return {"experiment": "tables", **out}
+        defaults = {"attacks": [], "label_skew": None, "skewed_share": 0.5}
+        return {"experiment": "tables", **{key: value for key, value in out.items()
+                                           if key not in defaults or value != defaults[key]}}
 
     @classmethod
     def from_dict(cls, state: Mapping[str, Any]) -> MultiTaskConfig:
@@ -205,13 +246,18 @@ class MultiTaskConfig:
 
     def result_name(self) -> str:
         """``tables_<dataset>_<mechanism>``, with ``_b<budget>``, ``_carried`` (the model
-        carried across tasks), ``_s<seed>``, ``_attacked`` (with attacks) and ``_fast``
-        suffixes where the configuration differs from the paper-scale default."""
+        carried across tasks), ``_skew<alpha>`` (label skew) and ``_share<share>`` (a share
+        of skewed workers other than 0.5), ``_s<seed>``, ``_attacked`` (with attacks) and
+        ``_fast`` suffixes where the configuration differs from the paper-scale default."""
         name = f"tables_{self.dataset}_{self.mechanism}"
         if self.budget != DEFAULT_BUDGET:
             name += f"_b{self.budget:g}"
         if not self.fresh_model:
             name += "_carried"
+        if self.label_skew is not None:
+            name += f"_skew{self.label_skew:g}"
+        if self.skewed_share != 0.5:
+            name += f"_share{self.skewed_share:g}"
         if self.seed != 0:
             name += f"_s{self.seed}"
         if self.attacks:
@@ -262,10 +308,13 @@ def task_seed(config: MultiTaskConfig, task: int) -> np.random.SeedSequence:
 
 
 def worker_pool(config: MultiTaskConfig) -> WorkerPool:
-    """All workers' training data: ``n_samples`` each, labels flipped to their dacc."""
-    return iid_workers(config.dataset, config.daccs,
-                       np.random.default_rng(seed_sequence(config.seed, _POOL)),
-                       n=config.n_samples)
+    """All workers' training data: ``n_samples`` each, the :attr:`~MultiTaskConfig.skewed`
+    ones with label skew of concentration ``label_skew``, labels flipped to their dacc."""
+    rng = np.random.default_rng(seed_sequence(config.seed, _POOL))
+    if config.label_skew is None:
+        return iid_workers(config.dataset, config.daccs, rng, n=config.n_samples)
+    return skewed_workers(config.dataset, config.daccs, config.skewed, config.label_skew, rng,
+                          n=config.n_samples)
 
 
 def publisher_of(config: MultiTaskConfig) -> PublisherSets:

@@ -6,7 +6,8 @@ is the share of its labels that are correct: :func:`flip_labels` changes exactly
 ``round((1 - dacc) n)`` labels, each to a label drawn uniformly from the other nine classes, so
 ``dacc = 0.1`` is pure noise. The task publisher holds a validation set (contribution
 measurement, Eqs. (2)-(3), and the leave-one-out check) and a test set, disjoint and both drawn
-from the test split.
+from the test split. :func:`skewed_workers` adds label skew drawn from a Dirichlet distribution
+(:mod:`fedlib.fl.partitions`) to some of the workers, independently of their label noise.
 
 All randomness comes from the ``numpy.random.Generator`` passed in.
 """
@@ -24,6 +25,7 @@ from numpy.typing import ArrayLike
 from fedlib.checks import integer
 from fedlib.fl import data
 from fedlib.fl.models import NUM_CLASSES
+from fedlib.fl.partitions import check_alpha, per_worker_partition
 
 Root = str | os.PathLike[str] | None
 
@@ -110,6 +112,11 @@ class WorkerPool:
         return WorkerPool(self.dataset, self.images[t], self.clean_labels[t], self.labels[t],
                           self.dacc[index], self.indices[index])
 
+    def label_counts(self) -> np.ndarray:
+        """How many samples of each true label every worker holds: int64 (W, 10)."""
+        return np.stack([np.bincount(row, minlength=NUM_CLASSES)
+                         for row in self.clean_labels.numpy()])
+
 
 @dataclass(frozen=True, eq=False)
 class PublisherSets:
@@ -188,6 +195,62 @@ def iid_workers(dataset: str, daccs: Sequence[float], rng: np.random.Generator, 
         raise ValueError(f"len(daccs) * n must be at most {len(split)}, got {d.size * n}")
     index = rng.choice(len(split), size=(d.size, n), replace=False)
     return _pool(split, index, d, rng)
+
+
+def skewed_workers(dataset: str, daccs: Sequence[float], skewed: Sequence[bool], alpha: float,
+                   rng: np.random.Generator, n: int = 1000, root: Root = None) -> WorkerPool:
+    """Workers with pairwise disjoint samples, some with per-worker Dirichlet label skew.
+
+    First the iid pool is drawn (:func:`iid_workers`, same generator): the balanced workers
+    (``skewed`` False) keep it, samples and flipped labels, so they hold exactly what they hold
+    in the iid run of the same seed and every difference between the two runs comes from the
+    skewed workers. The skewed workers then draw anew from the samples no balanced worker
+    holds, each with its own label proportions ``q ~ Dir(alpha * 1_10)`` and ``n`` samples
+    (:func:`~fedlib.fl.partitions.per_worker_partition`): equal sizes, so the skew is not
+    confounded with quantity. Last, their labels are flipped to their data accuracies
+    (:func:`flip_labels`, worker by worker), so skew and noise vary independently.
+
+    Parameters
+    ----------
+    dataset : {"mnist", "fashion"}
+    daccs : sequence of float
+        Data accuracy of each worker, in (0, 1].
+    skewed : sequence of bool
+        Which workers are skewed (one per worker).
+    alpha : float
+        Dirichlet concentration, finite and above 0 (small: few labels per skewed worker).
+    rng : numpy.random.Generator
+        Draws the iid pool, then the proportions, the skewed samples and their flips.
+    n : int, default 1000
+        Samples per worker.
+    root : path, optional
+        Data folder (default ``FEDLIB_DATA``).
+
+    Raises
+    ------
+    ValueError
+        For a bad argument, or a draw that asks more samples of a class than the split has
+        left (the message names the fixes).
+    """
+    alpha = check_alpha(alpha)
+    mask = np.array(skewed, dtype=bool).reshape(-1)
+    if mask.size != len(daccs):
+        raise ValueError(f"skewed must name one flag per worker ({len(daccs)}), got "
+                         f"{mask.size}")
+    pool = iid_workers(dataset, daccs, rng, n=n, root=root)
+    if not mask.any():
+        return pool
+    split = data.load(dataset, "train", root)
+    free = np.ones(len(split), dtype=bool)
+    free[pool.indices[~mask].reshape(-1)] = False
+    index = pool.indices.copy()
+    index[mask] = per_worker_partition(split.labels.numpy(), int(mask.sum()), pool.indices.shape[1],
+                                       alpha, rng, available=free)[0]
+    drawn = _pool(split, index[mask], pool.dacc[mask], rng)
+    rows = torch.from_numpy(mask)
+    images, clean, labels = pool.images.clone(), pool.clean_labels.clone(), pool.labels.clone()
+    images[rows], clean[rows], labels[rows] = drawn.images, drawn.clean_labels, drawn.labels
+    return WorkerPool(dataset, images, clean, labels, pool.dacc, index)
 
 
 def case2_workers(dataset: str, rng: np.random.Generator, n: int = 1000,

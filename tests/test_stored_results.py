@@ -7,7 +7,8 @@ the same winners and decisions and every number to 1e-6 relative; in another one
 measured cross-machine tolerance up to the first near tie. Every other seed's file
 (``_s<seed>`` in its name) is verified over the first :data:`SEED_ROUNDS` rounds of its first
 task, which keeps CI's time within bounds as seeds are added, and so is the cold-start map of
-seed 0 (:func:`verification_plan` says why).
+seed 0, and the Shapley ground truth over the first round of its first task
+(:func:`verification_plan` says why).
 A stale file fails here, so the book never shows numbers the code would not produce. Each
 verification's tier, largest difference and verified prefix are printed at the end of the run.
 The tamper tests below show that the check can fail, and the test of the files the book reads
@@ -24,8 +25,11 @@ import pytest
 
 from fedlib.book import toc_files
 from fedlib.experiments import adversarial, budget_sweep, multitask, sensitivity
+from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.multitask import MultiTaskConfig
-from fedlib.storage import results, stored, verification
+from fedlib.experiments.shapley_truth import ShapleyConfig
+from fedlib.fl.task import TaskOptions
+from fedlib.storage import results, stored, tolerance, verification
 
 RESULTS = stored.results_dir()
 FEDERATED_CHAPTER = "chapters/06_federated"
@@ -33,12 +37,15 @@ REPORT_CHAPTER = "chapters/07_reproducibility"
 SENSITIVITY_CHAPTER = "chapters/10_sensitivity"
 ADVERSARIAL_CHAPTER = "chapters/09_adversarial"
 COLD_START_CHAPTER = "chapters/11_cold_start"
+SHAPLEY_CHAPTER = "chapters/08_shapley"
 NAMES = sorted(str(path.relative_to(RESULTS).with_suffix(""))
                for path in RESULTS.rglob("*.json"))
 
 
 #: Rounds of the first task verified in the file of a seed other than 0.
 SEED_ROUNDS = 3
+#: Rounds of the first task verified in the Shapley ground truth (its least: one game).
+SHAPLEY_ROUNDS = verification.least_rounds(ShapleyConfig())
 
 
 def seed_of(name):
@@ -92,15 +99,22 @@ def verified_tasks(config: dict) -> int:
 
 def verification_plan(name: str, config: dict) -> tuple[int, int | None]:
     """(tasks, rounds) recomputed for a stored result: the first :data:`SEED_ROUNDS` rounds of
-    its first task for a seed other than 0 and for the cold-start map, else
-    :func:`verified_tasks` whole tasks.
+    its first task for a seed other than 0 and for the cold-start map, the first
+    :data:`SHAPLEY_ROUNDS` of the Shapley ground truth's, else :func:`verified_tasks` whole
+    tasks.
 
     The cold-start map's eight runs change only the budget, the local training (epochs, rate,
     momentum) and whether the next task starts afresh: its first rounds run every path in
     which they differ, and the rest of its first task (the task's end: contributions,
     Eq. (13), payments) is the code that ``tables_fashion_ours`` verifies over a whole task.
     Its whole first tasks, two of them with 2 and 5 local epochs, cost nearly ten minutes of
-    one core, against three for the prefix."""
+    one core, against three for the prefix.
+
+    The Shapley ground truth's first task solves ten games of 1024 coalitions on 5000
+    validation images, minutes of one core; its first round's game (training, every
+    coalition, every measure) takes a tenth of that, and its other rounds run the same code."""
+    if config.get("experiment") == "shapley":
+        return 1, SHAPLEY_ROUNDS
     if seed_of(name) or config.get("experiment") == "coldstart":
         return 1, SEED_ROUNDS
     return verified_tasks(config), None
@@ -112,7 +126,7 @@ def test_stored_result_matches_the_code(name, data_root, record_property, task_s
     config = json.loads((RESULTS / f"{name}.json").read_text())["config"]
     n_tasks, rounds = verification_plan(name, config)
     part = (f"all {n_tasks} task(s) verified" if rounds is None
-            else f"the first {rounds} rounds verified")
+            else f"the first {rounds} round{'s' if rounds > 1 else ''} verified")
     report = verification.check_fresh(name, RESULTS, n_tasks=n_tasks, task_store=task_store,
                                       rounds=rounds)
     stops = "; ".join(str(stop) for stop in report.stops) or part
@@ -137,7 +151,8 @@ def test_results_the_book_reads_exist():
                REPORT_CHAPTER: stored.report_results,
                SENSITIVITY_CHAPTER: stored.sensitivity_results,
                ADVERSARIAL_CHAPTER: stored.adversarial_results,
-               COLD_START_CHAPTER: stored.coldstart_results}
+               COLD_START_CHAPTER: stored.coldstart_results,
+               SHAPLEY_CHAPTER: lambda: {ShapleyConfig().result_name(): ShapleyConfig()}}
     wanted = {name: config for chapter, read in readers.items() if chapter in toc_files()
               for name, config in read().items()}
     missing = {name: config for name, config in wanted.items()
@@ -251,3 +266,54 @@ def test_a_stored_adversarial_scenario_is_verified(small_adversarial, tmp_path):
 
     with pytest.raises(verification.StaleResultError, match="is stale"):
         verification.check_fresh(name, _tampered(folder, name, tmp_path, nudge))
+
+
+@pytest.fixture(scope="module")
+def small_shapley(data_root, tmp_path_factory):
+    """A small stored Shapley ground truth (four workers, two rounds, 200 validation images)."""
+    return _store(tmp_path_factory, ShapleyConfig(
+        ContributionConfig(seeds=(0,), n_samples=100, n_val=200, n_test=100,
+                           task=TaskOptions(rounds=2), device="cpu"),
+        workers=4, mc_permutations=3, curve_permutations=8))
+
+
+def _nudge_shapley(by):
+    def change(records):
+        records[0]["rounds"]["shapley"][0][1] += by
+    return change
+
+
+def test_a_stored_shapley_ground_truth_is_verified_by_its_first_round(small_shapley, tmp_path):
+    folder, name = small_shapley
+    report = verification.check_fresh(name, folder, 1, rounds=SHAPLEY_ROUNDS)
+    assert report.ok and report.tier == "same" and report.foreign_ok
+    assert report.largest.startswith("none")  # bit for bit, wall times left out
+    with pytest.raises(verification.StaleResultError, match=r"is stale(.|\n)*shapley\[0\]\[1\]"):
+        verification.check_fresh(name, _tampered(folder, name, tmp_path, _nudge_shapley(1e-5)),
+                                 1, rounds=SHAPLEY_ROUNDS)
+
+    def after_the_first_round(records):  # round 2 and the task's means are not recomputed
+        records[0]["rounds"]["shapley"][1][1] += 0.1
+        records[0]["task"]["shapley"][1] += 0.1
+
+    later = tmp_path / "later"
+    later.mkdir()
+    assert verification.check_fresh(name, _tampered(folder, name, later, after_the_first_round),
+                                    1, rounds=SHAPLEY_ROUNDS).ok
+
+
+@pytest.mark.parametrize("share, passes", [(0.5, True), (1.5, False)])
+def test_a_shapley_value_on_another_machine_is_held_to_its_tolerance(small_shapley, tmp_path,
+                                                                     share, passes):
+    """Under the cross-machine rule a Shapley value may move by its tolerance (validation
+    samples of :data:`~fedlib.storage.tolerance.SHAPLEY_SAMPLES`), not beyond."""
+    folder, name = small_shapley
+    config = json.loads((folder / f"{name}.json").read_text())["config"]
+    allowed = tolerance.foreign_drifts(config)["shapley"].after(SHAPLEY_ROUNDS).atol
+    tampered = _tampered(folder, name, tmp_path, _nudge_shapley(share * allowed))
+    if passes:
+        assert verification.check_fresh(name, tampered, 1, rounds=SHAPLEY_ROUNDS,
+                                        tier="foreign").ok
+    else:
+        with pytest.raises(verification.StaleResultError, match="cross-machine tolerance"):
+            verification.check_fresh(name, tampered, 1, rounds=SHAPLEY_ROUNDS, tier="foreign")

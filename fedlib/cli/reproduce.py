@@ -14,10 +14,12 @@ configurations by :mod:`fedlib.experiments.commands`):
   task's global model (saved with the suffix ``_carried``); RRAFL, which hires the same winners
   as ours, starts last and reads ours' tasks instead of training them again;
 * ``contribution``: Figures 2-3 (:mod:`fedlib.experiments.contribution`);
+* ``shapley``: the exact Shapley values of every round's game of the contribution tasks,
+  against every contribution measure (:mod:`fedlib.experiments.shapley_truth`);
 * ``mechanisms``: Figures 4-5 (:mod:`fedlib.experiments.auction_sweeps`; no dataset);
-* ``budgets``, ``sensitivity``, ``adversarial``: the grids of multi-task runs
-  (:mod:`fedlib.experiments.grid`) over budgets, parameter values, or mechanisms facing
-  attackers (default dataset: mnist);
+* ``budgets``, ``sensitivity``, ``adversarial``, ``noniid``: the grids of multi-task runs
+  (:mod:`fedlib.experiments.grid`) over budgets, parameter values, mechanisms facing
+  attackers, or mechanisms and the label skew of honest workers (default dataset: mnist);
 * ``coldstart``: the map of the Fashion-MNIST cold start (:mod:`fedlib.experiments.coldstart`),
   ours under one changed setting at a time (default dataset: fashion).
 
@@ -141,10 +143,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      help="local: processes on this machine; ray: tasks on the Ray cluster of "
                           "RAY_ADDRESS, else on a Ray started here")
     sub.add_argument("--budget", type=at_least(float, 0, strict=True), default=None,
-                     help="budget per task (tables, sensitivity, adversarial; default 60)")
+                     help="budget per task (tables, sensitivity, adversarial, noniid; "
+                          "default 60)")
     sub.add_argument("--mechanisms", nargs="+", default=None, metavar="NAME",
                      choices=sorted(MECHANISMS),
-                     help="tables and adversarial: only these mechanisms")
+                     help="tables, adversarial and noniid: only these mechanisms")
     sub.add_argument("--carry-model", action="store_true",
                      help="tables: start each task from the previous task's global model "
                           "(default: a fresh model per task)")

@@ -32,7 +32,9 @@ from fedlib.experiments.coldstart import ColdStartConfig
 from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.grid import Grid
 from fedlib.experiments.multitask import DEFAULT_BUDGET, TABLE_MECHANISMS, MultiTaskConfig
+from fedlib.experiments.noniid import NoniidConfig
 from fedlib.experiments.sensitivity import SensitivityConfig
+from fedlib.experiments.shapley_truth import ShapleyConfig
 from fedlib.fl.data import DATASETS
 
 #: The flag that sets each field of :class:`Options`.
@@ -183,6 +185,12 @@ for _kind, _command in {
         lambda options: [ContributionConfig(dataset=dataset, device=options.device)
                          for dataset in options.datasets],
         lambda config: Options(datasets=(config.dataset,), device=config.device)),
+    "shapley": Command(
+        ("datasets", "fast"), ("mnist",),
+        lambda options: [ShapleyConfig(replace(ShapleyConfig().contribution, dataset=dataset,
+                                               device=options.device))
+                         for dataset in options.datasets],
+        lambda config: Options(datasets=(config.contribution.dataset,), device=config.device)),
     "mechanisms": Command(
         ("seed", "fast"), (),
         lambda options: [paper_config(sweep, seed=options.seed) for sweep in ("budget",
@@ -192,5 +200,6 @@ for _kind, _command in {
     "sensitivity": _grid(SensitivityConfig, ("datasets", "budget", "seed", "fast")),
     "coldstart": _grid(ColdStartConfig, ("datasets", "seed", "fast")),
     "adversarial": _grid(AdversarialConfig, ("datasets", "mechanisms", "budget", "seed", "fast")),
+    "noniid": _grid(NoniidConfig, ("datasets", "mechanisms", "budget", "seed", "fast")),
 }.items():
     registry.register_command(_kind, _command)

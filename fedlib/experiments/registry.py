@@ -9,9 +9,10 @@ line and, for ``python -m fedlib reproduce KIND``, one entry in
 
 The experiments are ``tables`` (:class:`~fedlib.experiments.multitask.MultiTaskConfig`),
 ``contribution`` (:class:`~fedlib.experiments.contribution.ContributionConfig`),
+``shapley`` (:class:`~fedlib.experiments.shapley_truth.ShapleyConfig`),
 ``mechanisms`` (:class:`~fedlib.experiments.auction_sweeps.SweepConfig`) and the grids of
-multi-task runs (:mod:`fedlib.experiments.grid`): ``budgets``, ``sensitivity``, ``coldstart``
-and ``adversarial``.
+multi-task runs (:mod:`fedlib.experiments.grid`): ``budgets``, ``sensitivity``, ``coldstart``,
+``adversarial`` and ``noniid``.
 """
 
 from __future__ import annotations

@@ -21,14 +21,20 @@ each also averaged over the rounds:
 Each measure's cost is counted in models evaluated on the validation set per round and in
 seconds. The tasks are those of :mod:`fedlib.experiments.contribution` (same seeds, workers,
 data and training), observed through ``run_task``'s ``submit`` hook without changing them.
+
+The experiment is registered as ``shapley`` (``python -m fedlib reproduce shapley``); the book
+reads its paper-scale run from ``results/shapley_mnist.json``, which CI verifies by recomputing
+the game of the first round of its first task (:func:`first_rounds`,
+:mod:`fedlib.storage.verification`).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -41,7 +47,9 @@ from fedlib.experiments.contribution import (
     CASES,
     ContributionConfig,
     _setup,
+    _units,
 )
+from fedlib.experiments.registry import Records, register
 from fedlib.fl.batched import Params, Stacked
 from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import preprocess
@@ -58,6 +66,27 @@ UTILITIES = ("accuracy", "neg_loss")
 _MONTE_CARLO = 3
 
 
+class ShapleyResult(Records):
+    """Records of a run, one per (seed, case) in that order (see :func:`_unit`'s keys), with
+    the run's configuration and compute time; rebuilt from a stored file by
+    :meth:`~fedlib.experiments.registry.Records.from_stored`."""
+
+    def case(self, case: int) -> list[dict[str, Any]]:
+        """The records of one case."""
+        chosen = [r for r in self.records if r["case"] == case]
+        if not chosen:
+            raise ValueError(f"case must be one of {CASES}, got {case!r}")
+        return chosen
+
+    def cost_table(self) -> dict[str, dict[str, float]]:
+        """Per measure (and ``shapley``): mean models evaluated and seconds per round."""
+        rounds = sum(len(r["v_empty"]) for r in self.records)
+        return {name: {key: sum(r[key][name] for r in self.records) / rounds
+                       for key in ("evaluations", "seconds")}
+                for name in ("shapley", *MEASURES)}
+
+
+@register
 @dataclass(frozen=True)
 class ShapleyConfig:
     """Everything that determines a Shapley ground-truth run.
@@ -66,7 +95,7 @@ class ShapleyConfig:
     ----------
     contribution : ContributionConfig
         Dataset, seeds, sizes, task options, device and threads (default: the paper's scale,
-        seed 0, on the CPU).
+        the book's seeds 0, 1 and 2, on the CPU).
     workers : int, default 10
         The first ``workers`` of each case's ten (2 to 16; 10 gives 1024 coalitions).
     utility : {"accuracy", "neg_loss"}, default "accuracy"
@@ -79,11 +108,14 @@ class ShapleyConfig:
     """
 
     contribution: ContributionConfig = field(
-        default_factory=lambda: ContributionConfig(seeds=(0,), device="cpu"))
+        default_factory=lambda: ContributionConfig(seeds=(0, 1, 2), device="cpu"))
     workers: int = 10
     utility: str = "accuracy"
     mc_permutations: int = 10
     curve_permutations: int = 200
+
+    kind: ClassVar[str] = "shapley"
+    result_type: ClassVar[type] = ShapleyResult
 
     def __post_init__(self) -> None:
         integer(self.workers, "workers", minimum=2, maximum=16)
@@ -93,10 +125,45 @@ class ShapleyConfig:
             raise ValueError("need 1 <= mc_permutations <= curve_permutations, got "
                              f"{self.mc_permutations!r} and {self.curve_permutations!r}")
 
+    @property
+    def device(self) -> str:
+        """The contribution run's device."""
+        return self.contribution.device
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready configuration, tagged ``"experiment": "shapley"``: the contribution
+        run's fields (dataset, seeds, sizes, task, device, threads) beside this one's."""
+        own = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "contribution"}
+        return {**self.contribution.to_dict(), "experiment": self.kind, **own}
+
+    @classmethod
+    def from_dict(cls, state: Mapping[str, Any]) -> ShapleyConfig:
+        """Rebuild a configuration from :meth:`to_dict` output (a field it lacks reads as its
+        default)."""
+        own = {f.name for f in fields(cls)} - {"contribution"}
+        return cls(ContributionConfig.from_dict({k: v for k, v in state.items() if k not in own}),
+                   **{k: v for k, v in state.items() if k in own})
+
     def fast(self) -> ShapleyConfig:
         """A smoke-sized version: the contribution run's fast sizes (one seed, 2 rounds, 200
         samples, 500-sample sets), all of this configuration's workers."""
         return replace(self, contribution=self.contribution.fast())
+
+    def result_name(self) -> str:
+        """``shapley_<dataset>``, with ``_fast`` for the smoke-sized configuration."""
+        return f"shapley_{self.contribution.dataset}" + ("_fast" if self == self.fast() else "")
+
+    def run(self, *, jobs: int = 1, checkpoint_dir: str | os.PathLike[str] | None = None,
+            task_store: str | os.PathLike[str] | None = None) -> ShapleyResult:
+        """:func:`run_shapley_truth` in ``jobs`` processes (no checkpoints or task store)."""
+        return run_shapley_truth(self, jobs=jobs)
+
+    def recompute(self, n_tasks: int,
+                  task_store: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+        """The first ``n_tasks`` records (tasks), on the CPU."""
+        cpu = replace(self, contribution=replace(self.contribution, device="cpu"))
+        return [_threaded_unit(cpu, case, seed)
+                for seed, case in _units(cpu.contribution)[:n_tasks]]
 
 
 #: Rank correlations by name.
@@ -250,6 +317,22 @@ def _unit(config: ShapleyConfig, case: int, seed: int) -> dict[str, Any]:
     }
 
 
+#: Fields of a record that say which task it is.
+TASK_FIELDS = ("case", "seed", "dacc", "utility")
+#: Fields of a record with one entry per round (``rounds``: per measure); the others sum the
+#: task up (means, evaluations, seconds, the task contribution).
+ROUND_FIELDS = ("rounds", "v_empty", "v_full", "mc_error", "mc_evaluations")
+
+
+def first_rounds(record: Mapping[str, Any], rounds: int) -> dict[str, Any]:
+    """A record of :func:`_unit` cut to its task and its first ``rounds`` rounds: what a task of
+    only ``rounds`` rounds records alike (a round's training, game and Monte-Carlo stream do
+    not depend on the rounds after it), without the task's sums and means or wall times."""
+    kept: dict[str, Any] = {key: record[key] for key in TASK_FIELDS}
+    kept["rounds"] = {name: values[:rounds] for name, values in record["rounds"].items()}
+    return {**kept, **{key: record[key][:rounds] for key in ROUND_FIELDS[1:]}}
+
+
 def game_values(records: Iterable[Mapping[str, Any]],
                 round_index: int | None = None) -> list[dict[str, np.ndarray]]:
     """Per record, the Shapley values and every measure of the task or of one round.
@@ -315,29 +398,6 @@ def agreement(games: Iterable[Mapping[str, ArrayLike]],
     return {m: np.array([corr(g[m], g["shapley"]) for g in games]) for m in MEASURES}
 
 
-@dataclass(frozen=True, eq=False)
-class ShapleyResult:
-    """Records of a run, one per (seed, case) in that order (see :func:`_unit`'s keys)."""
-
-    config: ShapleyConfig
-    records: tuple[dict[str, Any], ...]
-    wall_time_s: float
-
-    def case(self, case: int) -> list[dict[str, Any]]:
-        """The records of one case."""
-        chosen = [r for r in self.records if r["case"] == case]
-        if not chosen:
-            raise ValueError(f"case must be one of {CASES}, got {case!r}")
-        return chosen
-
-    def cost_table(self) -> dict[str, dict[str, float]]:
-        """Per measure (and ``shapley``): mean models evaluated and seconds per round."""
-        rounds = sum(len(r["v_empty"]) for r in self.records)
-        return {name: {key: sum(r[key][name] for r in self.records) / rounds
-                       for key in ("evaluations", "seconds")}
-                for name in ("shapley", *MEASURES)}
-
-
 def _threaded_unit(config: ShapleyConfig, case: int, seed: int) -> dict[str, Any]:
     """:func:`_unit` under ``config.contribution.threads`` torch threads (for a worker process)."""
     with torch_threads(config.contribution.threads):
@@ -354,12 +414,12 @@ def run_shapley_truth(config: ShapleyConfig | None = None, *, jobs: int = 1) -> 
     Parameters
     ----------
     config : ShapleyConfig, optional
-        Default: the paper's Cases 1 and 2 at paper scale.
+        Default: the paper's Cases 1 and 2 at paper scale, the book's three seeds.
     jobs : int, default 1
         Units run in this many spawned processes.
     """
     config = config or ShapleyConfig()
     began = time.perf_counter()
-    units = [(config, case, seed) for seed in config.contribution.seeds for case in CASES]
+    units = [(config, case, seed) for seed, case in _units(config.contribution)]
     records = tuple(parallel_map(_threaded_unit, units, jobs, desc="shapley"))
     return ShapleyResult(config, records, time.perf_counter() - began)

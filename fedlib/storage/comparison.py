@@ -47,10 +47,9 @@ from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult, aucti
 from fedlib.fl.task import TaskOptions
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.storage.tolerance import (
-    FOREIGN_TOLERANCE,
     SAME_TOLERANCE,
     Drift,
-    family,
+    foreign_drifts,
     near_tie_width,
 )
 
@@ -63,6 +62,9 @@ MIN_PREFIX = (0, 3)
 EVIDENCE = ("passed", "margin")
 #: Record fields that hold discrete decisions (compared exactly, in the order of the run).
 _DECISIONS = ("task", "winners", "rounds", "n_pass", "n_fail")
+#: Record fields that hold wall times (the Shapley ground truth's cost per measure): no two runs
+#: share them, so they are never compared.
+TIMINGS = ("seconds",)
 
 
 @dataclass
@@ -89,14 +91,16 @@ class Comparison:
     def values(self, stored: Any, fresh: Any, where: str, name: str, rounds: int = 1) -> None:
         """Compare two JSON-like values: structure, ints, bools and strings exactly, floats by
         the tolerance of ``name`` after ``rounds`` epochs of local training (NaN equals NaN); a dict
-        may lack :data:`EVIDENCE` keys that the recomputation has."""
+        may lack :data:`EVIDENCE` keys that the recomputation has, and its :data:`TIMINGS` are
+        not compared."""
         if isinstance(stored, dict) and isinstance(fresh, dict):
             extra = set(fresh) - set(stored) - set(EVIDENCE)
             if set(stored) - set(fresh) or extra:
                 self.mismatches.append(f"{where}: keys {sorted(stored)} != {sorted(fresh)}")
                 return
             for key in stored:
-                self.values(stored[key], fresh[key], f"{where}.{key}", key, rounds)
+                if key not in TIMINGS:
+                    self.values(stored[key], fresh[key], f"{where}.{key}", key, rounds)
         elif isinstance(stored, list) and isinstance(fresh, list):
             if len(stored) != len(fresh):
                 self.mismatches.append(f"{where}: length {len(stored)} != {len(fresh)}")
@@ -288,14 +292,14 @@ def compare_records(config: Mapping[str, Any], stored: Sequence[Mapping[str, Any
 
     Under ``"same"`` everything is compared to :data:`SAME_TOLERANCE`; under ``"foreign"``
     every multi-task run is walked (:func:`walk_run`) with the tolerance and near-tie width of
-    its :func:`family`; records of other experiments are compared field by field.
+    its :func:`~fedlib.storage.tolerance.family`; records of other experiments are compared
+    field by field, each with its own tolerance (:func:`~fedlib.storage.tolerance.foreign_drifts`).
     """
     if tier == "same":
         comparison = Comparison(SAME_TOLERANCE)
         comparison.values(list(stored), list(fresh), "records", "records")
         return comparison, ()
-    kind = family(config)
-    comparison = Comparison(FOREIGN_TOLERANCE[kind])
+    comparison = Comparison(foreign_drifts(config))
     if len(stored) != len(fresh):
         comparison.mismatches.append(f"records: length {len(stored)} != {len(fresh)}")
         return comparison, ()

@@ -16,7 +16,9 @@ A verification can also cover only the first rounds of the first task (``rounds`
 winners, bids and every round field of those rounds, recomputed with a task of that many rounds
 (a round draws its batch orders after the rounds before it, so the first rounds of a shorter
 task are those of the longer one). CI verifies every stored seed this way, and one file per
-configuration (seed 0) over its first whole tasks.
+configuration (seed 0) over its first whole tasks. The Shapley ground truth, whose rounds
+each solve a game of ``2**k`` coalitions, is verified by the first round of its first task
+(:func:`least_rounds`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any, Literal
 
 from fedlib.experiments import registry
 from fedlib.experiments.multitask import MultiTaskConfig
+from fedlib.experiments.shapley_truth import ShapleyConfig, first_rounds
 from fedlib.storage import environment, results
 from fedlib.storage.comparison import MIN_PREFIX, Stop, Tier, compare_records
 
@@ -95,10 +98,14 @@ PREFIX_FIELDS = ("task", "winners", "bids", "rounds")
 
 
 def with_rounds(config: registry.Experiment, rounds: int) -> registry.Experiment:
-    """``config`` with ``rounds`` global rounds per task: a multi-task configuration, or a grid
-    of them (its ``base``)."""
+    """``config`` with ``rounds`` global rounds per task: a multi-task configuration, a grid
+    of them (its ``base``), or the Shapley ground truth (its contribution tasks)."""
     if isinstance(config, MultiTaskConfig):
         return replace(config, task=replace(config.task, rounds=rounds))
+    if isinstance(config, ShapleyConfig):
+        tasks = config.contribution
+        return replace(config, contribution=replace(tasks, task=replace(tasks.task,
+                                                                        rounds=rounds)))
     base = getattr(config, "base", None)
     if not isinstance(base, MultiTaskConfig):
         raise ValueError(f"{type(config).__name__} has no multi-task runs: verify it by tasks")
@@ -107,15 +114,27 @@ def with_rounds(config: registry.Experiment, rounds: int) -> registry.Experiment
 
 def round_prefix(records: Sequence[Mapping[str, Any]], rounds: int) -> list[dict[str, Any]]:
     """The first task of ``records`` cut to its first ``rounds`` rounds (:data:`PREFIX_FIELDS`);
-    a grid's task-major record is cut run by run."""
+    a grid's task-major record is cut run by run, a Shapley ground truth's by
+    :func:`~fedlib.experiments.shapley_truth.first_rounds`."""
     def cut(record: Mapping[str, Any]) -> dict[str, Any]:
         if "runs" in record:
             return {"task": record["task"], "runs": [cut(run) for run in record["runs"]]}
+        if "v_empty" in record:  # a task of the Shapley ground truth
+            return first_rounds(record, rounds)
         kept = {key: record[key] for key in PREFIX_FIELDS}
         kept["rounds"] = {key: values[:rounds] for key, values in record["rounds"].items()}
         return kept
 
     return [cut(record) for record in records[:1]]
+
+
+def least_rounds(config: registry.Experiment) -> int:
+    """The fewest rounds a verification by rounds may cover: :data:`MIN_PREFIX` for multi-task
+    runs, whose comparison may stop at a near tie; one for the Shapley ground truth, whose
+    first round's game already runs every step of a round (training, the ``2**k`` coalitions,
+    every measure) and comes before the task's first decision (the leave-one-out checks that
+    weight the round's aggregate), so that two machines' runs cannot part before it."""
+    return 1 if isinstance(config, ShapleyConfig) else MIN_PREFIX[1]
 
 
 def verify_result(name: str, n_tasks: int = 2,
@@ -160,10 +179,11 @@ def verify_result(name: str, n_tasks: int = 2,
     store = None if task_store is None else str(task_store)
     built, stored = registry.rebuild(config), payload["records"][:n_tasks]
     if rounds is not None:
-        if rounds < MIN_PREFIX[1] or n_tasks != 1:
+        least = least_rounds(built)
+        if rounds < least or n_tasks != 1:
             raise ValueError(f"a verification by rounds covers the first task (n_tasks = 1) "
-                             f"and at least {MIN_PREFIX[1]} rounds, got n_tasks = {n_tasks}, "
-                             f"rounds = {rounds}")
+                             f"and at least {least} round{'s' if least > 1 else ''}, got "
+                             f"n_tasks = {n_tasks}, rounds = {rounds}")
         built = with_rounds(built, rounds)
         config, stored = built.to_dict(), round_prefix(stored, rounds)
     fresh = json.loads(json.dumps(built.recompute(n_tasks, store)))

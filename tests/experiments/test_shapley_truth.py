@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -12,7 +13,9 @@ from fedlib.experiments.contribution import _TRAIN, ContributionConfig, _setup
 from fedlib.experiments.shapley_truth import (
     MEASURES,
     ShapleyConfig,
+    ShapleyResult,
     correlations,
+    first_rounds,
     kendall_tau,
     round_game,
     round_measures,
@@ -22,6 +25,7 @@ from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.seeding import seed_sequence, torch_threads
 from fedlib.fl.task import TaskOptions, run_task
 from fedlib.mechanism.shapley import leave_one_out
+from fedlib.storage import results, stored, verification
 
 WORKERS, ROUNDS = 4, 2
 TINY = ShapleyConfig(
@@ -129,3 +133,33 @@ def test_fast_shrinks_the_contribution_run() -> None:
     fast = ShapleyConfig().fast()
     assert fast.contribution.task.rounds == 2 and fast.workers == 10
     assert fast.contribution.n_val < ShapleyConfig().contribution.n_val
+
+
+def test_the_configuration_round_trips_through_json() -> None:
+    for config in (TINY, ShapleyConfig(), replace(ShapleyConfig(), utility="neg_loss").fast()):
+        state = json.loads(json.dumps(config.to_dict()))
+        assert state["experiment"] == "shapley" and state["n_val"] == config.contribution.n_val
+        assert ShapleyConfig.from_dict(state) == config
+    assert ShapleyConfig().result_name() == "shapley_mnist"
+    assert ShapleyConfig().fast().result_name() == "shapley_mnist_fast"
+
+
+def test_a_stored_result_is_rebuilt_with_everything_the_chapter_reads(result, tmp_path) -> None:
+    results.save_result(TINY.result_name(), TINY, result.records, tmp_path,
+                        wall_time_s=result.wall_time_s)
+    got = stored.obtain(TINY, tmp_path, how="stored").result
+    assert isinstance(got, ShapleyResult) and got.config == TINY
+    assert got.wall_time_s == result.wall_time_s
+    assert list(got.records) == json.loads(json.dumps(list(result.records)))
+    assert got.cost_table() == result.cost_table()
+    assert got.case(2) == list(result.case(2))
+    for case in (1, 2):
+        for name, values in correlations(got.case(case), level="round").items():
+            np.testing.assert_array_equal(
+                values, correlations(result.case(case), level="round")[name])
+
+
+def test_the_first_round_of_a_shorter_task_is_that_of_the_longer_one(result) -> None:
+    short = verification.with_rounds(TINY, 1).recompute(1)
+    assert first_rounds(short[0], 1) == first_rounds(result.records[0], 1)
+    assert first_rounds(result.records[0], 1)["mc_error"] == result.records[0]["mc_error"][:1]

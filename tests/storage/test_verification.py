@@ -13,6 +13,7 @@ import torch
 
 from fedlib.experiments import multitask, run_state
 from fedlib.experiments.multitask import MultiTaskConfig
+from fedlib.experiments.shapley_truth import ShapleyConfig
 from fedlib.fl.task import TaskOptions
 from fedlib.mechanism import mechanisms
 from fedlib.storage import comparison, environment, results, tolerance, verification
@@ -58,6 +59,29 @@ def test_comparison_uses_the_tolerance_of_each_field():
     assert "in omega" in comparison.largest()
     comparison.values({"a": 1}, {"a": 1, "extra": 2}, "r", "r")  # not evidence: a mismatch
     assert comparison.mismatches[-1].startswith("r: keys")
+
+
+def test_wall_times_are_not_compared():
+    measured = Comparison(tolerance.SAME_TOLERANCE)
+    measured.values({"seconds": {"shapley": 1.0}, "v_full": [0.5]},
+                    {"seconds": {"shapley": 9.0}, "v_full": [0.5]}, "r", "r")
+    assert measured.mismatches == [] and set(measured.drift) == {("v_full", 1)}
+
+
+def test_the_shapley_tolerance_counts_validation_samples():
+    config = ShapleyConfig().to_dict()
+    drifts = tolerance.foreign_drifts(config)
+    sample = tolerance.SHAPLEY_SAMPLES.atol / config["n_val"]
+    for name, utilities in (("local", 1), ("loo", 2), ("shapley", 2), ("mc_error", 4)):
+        assert drifts[name].after(1).atol == pytest.approx(utilities * sample)
+    # ours and the benchmark are float32 probabilities: the family's tolerance
+    assert drifts["default"] == tolerance.FOREIGN_TOLERANCE["mnist"]["default"]
+    fast = tolerance.foreign_drifts(ShapleyConfig().fast().to_dict())  # 500 validation images
+    assert fast["shapley"].atol == pytest.approx(10 * drifts["shapley"].atol)
+    loss = tolerance.foreign_drifts(replace(ShapleyConfig(), utility="neg_loss").to_dict())
+    assert loss["shapley"].atol == pytest.approx(
+        2 * np.log(10) * tolerance.FOREIGN_TOLERANCE["mnist"]["test_loss"].rtol)
+    assert tolerance.foreign_drifts(FAST.to_dict()) is tolerance.FOREIGN_TOLERANCE["mnist"]
 
 
 def _task(passed, margins, n_pass=None, winners=(0, 1), test_loss=(1.0, 0.9)):
@@ -320,7 +344,7 @@ def test_a_verification_by_rounds_covers_at_least_the_least_prefix(rounded):
         verification.verify_result(name, 2, folder, rounds=3)
 
 
-def test_with_rounds_reaches_a_grids_base_and_refuses_single_tasks():
+def test_with_rounds_reaches_a_grids_base_and_shapley_tasks_and_refuses_single_tasks():
     from fedlib.experiments.contribution import ContributionConfig
     from fedlib.experiments.sensitivity import SensitivityConfig
 
@@ -329,6 +353,8 @@ def test_with_rounds_reaches_a_grids_base_and_refuses_single_tasks():
                                               for run in grid.run_configs())
     with pytest.raises(ValueError, match="no multi-task runs"):
         verification.with_rounds(ContributionConfig(), 3)
+    shapley = verification.with_rounds(ShapleyConfig(), 1)
+    assert shapley.contribution.task.rounds == 1 and verification.least_rounds(shapley) == 1
 
 
 @pytest.mark.parametrize("runs,tied,passes", [

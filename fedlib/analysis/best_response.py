@@ -143,11 +143,9 @@ def best_response(mechanism: Any, instance: Instance, worker: int) -> BestRespon
 
     Raises
     ------
-    ValueError
-        If ``mechanism`` has no ``bid_breakpoints`` (its best response can only be searched),
-        or ``worker`` is out of range.
-    MechanismFault
-        If the mechanism fails at one of the bids, or in ``bid_breakpoints``.
+    ValueError, MechanismFault
+        As :func:`exact_bids`; MechanismFault also when the mechanism fails at one of the
+        bids.
 
     Examples
     --------

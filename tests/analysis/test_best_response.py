@@ -5,7 +5,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fedlib.analysis.best_response import best_response, best_responses, candidate_bids
+from fedlib.analysis.best_response import (
+    best_response,
+    best_responses,
+    candidate_bids,
+    exact_bids,
+)
+from fedlib.analysis.conformance import MechanismFault
 from fedlib.analysis.conformance_search import search, search_cases
 from fedlib.mechanism import MECHANISMS, Instance, deviation_grid, random_instance
 from fedlib.mechanism.auction import bid_breakpoints
@@ -144,3 +150,27 @@ def test_the_search_decides_small_instances_exactly():
         assert verdict.exact == (len(cases) if exact else 0)
         assert verdict.exact_workers == (verdict.workers if exact else 0)
         assert ("decided exactly" in verdict.finding) is exact
+
+
+class _BadBreakpoints:
+    """Ours, with a ``bid_breakpoints`` that fails in the way ``kind`` says."""
+
+    def __init__(self, kind):
+        self.kind, self.name = kind, f"ours with {kind} breakpoints"
+
+    def __getattr__(self, attribute):
+        return getattr(MECHANISMS["ours"], attribute)
+
+    def bid_breakpoints(self, bids, Re, budget, worker):
+        if self.kind == "raising":
+            raise RuntimeError("no breakpoints today")
+        return [1.0, float("nan")]
+
+
+@pytest.mark.parametrize("kind", ["raising", "nan"])
+def test_a_failing_bid_breakpoints_is_a_fault_named_as_such(kind):
+    mechanism = _BadBreakpoints(kind)
+    with pytest.raises(MechanismFault, match="bid_breakpoints"):
+        exact_bids(mechanism, Instance(*examples.THEOREM4), 0)
+    verdict = search(mechanism, 0, timing=False, cases=random_cases(5, 2, (2, 4)))
+    assert not verdict.verdict("well_defined").holds  # not a silent fallback to sampling

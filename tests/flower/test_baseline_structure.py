@@ -12,6 +12,9 @@ import tomllib
 import numpy as np
 import pytest
 
+pytest.importorskip("flwr", reason="the Flower tests need the flower extra: "
+                    "pip install -r requirements-flower.txt")
+
 from fedlib.book import ROOT
 from fedlib.experiments.federation import federation_config
 from fedlib.experiments.multitask import worker_pool

@@ -20,6 +20,9 @@ import numpy as np
 import pytest
 import torch
 
+pytest.importorskip("flwr", reason="the Flower tests need the flower extra: "
+                    "pip install -r requirements-flower.txt")
+
 import fedlib
 from fedlib.book import ROOT
 from fedlib.cli import main

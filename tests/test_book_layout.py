@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import jupytext
@@ -139,3 +140,14 @@ def test_runtimes_are_pinned_outside_the_lock_with_what_they_bring(extra, pins, 
         assert requirement.specifier.contains(next(iter(pinned.specifier)).version)
         assert not re.search(rf"^{re.escape(requirement.name)}==", lock,
                              flags=re.MULTILINE | re.IGNORECASE)
+
+
+def test_the_readme_layout_names_every_folder_of_the_repository():
+    """Every tracked top-level folder has a row in the README's Layout (``fedlib/`` its own
+    paragraph), and no row names a folder that is gone."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.splitlines()
+    folders = {path.split("/", 1)[0] for path in tracked if "/" in path} - {"fedlib"}
+    layout = (ROOT / "README.md").read_text().split("## Layout", 1)[1]
+    rows = set(re.findall(r"^\| `([^`/]+)/", layout, flags=re.MULTILINE))
+    assert rows == folders

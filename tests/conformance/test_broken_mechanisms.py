@@ -4,7 +4,9 @@ counterexample that shows it."""
 from __future__ import annotations
 
 import pytest
-from broken_mechanisms import (
+
+from fedlib.analysis.conformance_search import search
+from fedlib.conformance.testing import (
     ExAnte,
     NotMonotone,
     Overspends,
@@ -14,8 +16,6 @@ from broken_mechanisms import (
     RewardsOverbidding,
     RewardsShirking,
 )
-
-from fedlib.analysis.conformance_search import search
 
 
 @pytest.fixture(scope="module")

@@ -171,8 +171,3 @@ def best_response(mechanism: Any, instance: Instance, worker: int) -> BestRespon
         best = int(np.searchsorted(bids, cost))
     return BestResponse(worker, cost, float(bids[best]), float(utilities[best]),
                         float(truthful_utility), int(bids.size))
-
-
-def best_responses(mechanism: Any, instance: Instance) -> list[BestResponse]:
-    """:func:`best_response` of every worker of ``instance``."""
-    return [best_response(mechanism, instance, w) for w in range(instance.n)]

@@ -192,21 +192,27 @@ def _check_sizes(sizes: Sequence[tuple[int, int, float]]) -> tuple[np.ndarray, n
 
 def search_cases(rng: np.random.Generator, count: int, *, paper: bool = True,
                  sizes: Sequence[tuple[int, int, float]] = SIZES) -> list[Case]:
-    """:func:`adversarial_cases`, then ``count`` random instances, each with a number of
-    workers drawn uniformly from a range of ``sizes`` picked with its share.
+    """:func:`adversarial_cases`, then :func:`random_cases`."""
+    return adversarial_cases(paper) + random_cases(rng, count, sizes)
 
-    >>> cases = search_cases(np.random.default_rng(0), 20, sizes=[(30, 100, 1.0)])
-    >>> [c.instance.n for c in cases if c.origin.startswith("random")][:4]
+
+def random_cases(rng: np.random.Generator, count: int,
+                 sizes: Sequence[tuple[int, int, float]] = SIZES) -> list[Case]:
+    """``count`` random instances, each with a number of workers drawn uniformly from a range
+    of ``sizes`` (``(smallest, largest, share)``) picked with its share.
+
+    >>> cases = random_cases(np.random.default_rng(0), 20, sizes=[(30, 100, 1.0)])
+    >>> [c.instance.n for c in cases][:4]
     [66, 95, 60, 30]
     """
     count = integer(count, "count", minimum=0)
     ranges, shares = _check_sizes(sizes)
-    randoms = []
+    cases = []
     for i in range(count):
         low, high = ranges[rng.choice(len(ranges), p=shares)]
         instance, = random_instances(rng, 1, n_workers=(int(low), int(high)))
-        randoms.append(Case(instance, f"random {i}"))
-    return adversarial_cases(paper) + randoms
+        cases.append(Case(instance, f"random {i}"))
+    return cases
 
 
 @dataclass(frozen=True)

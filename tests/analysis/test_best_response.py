@@ -5,14 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fedlib.analysis.best_response import (
-    best_response,
-    best_responses,
-    candidate_bids,
-    exact_bids,
-)
+from fedlib.analysis.best_response import best_response, candidate_bids, exact_bids
 from fedlib.analysis.conformance import MechanismFault
-from fedlib.analysis.conformance_search import search, search_cases
+from fedlib.analysis.conformance_search import random_cases, search
 from fedlib.mechanism import MECHANISMS, Instance, deviation_grid, random_instance
 from fedlib.mechanism.auction import bid_breakpoints
 from fedlib.paper import examples
@@ -45,9 +40,9 @@ def test_theorem_4_counterexample_regret_is_two_thirds():
 
 def test_no_regret_where_the_theorem_holds():
     honest = Instance(*examples.THEOREM4_HONEST)  # paid 5 at cost 4: nothing better
-    assert [r.regret for r in best_responses(MECHANISMS["ours"], honest)] == [0, 0, 0]
+    assert [best_response(MECHANISMS["ours"], honest, w).regret for w in range(3)] == [0, 0, 0]
     cheated = Instance(*examples.THEOREM4)  # RRAFL pays rho* Re ex ante: truthful for all
-    assert all(r.regret == 0 for r in best_responses(MECHANISMS["rrafl"], cheated))
+    assert all(best_response(MECHANISMS["rrafl"], cheated, w).regret == 0 for w in range(3))
 
 
 def test_case_3_adds_a_winner_but_no_gain():
@@ -118,18 +113,20 @@ def test_a_worker_wins_or_loses_alike_between_two_breakpoints(seed, n, ties):
             assert len(outcomes) == 1, (worker, low, high, outcomes)
 
 
-def random_cases(seed, count, sizes):
-    """``count`` random cases of the search with ``sizes`` workers, no adversarial one."""
-    cases = search_cases(np.random.default_rng(seed), count, paper=False, sizes=(
-        (*sizes, 1.0),))
-    return [c for c in cases if c.origin.startswith("random")]
+def randoms(seed, count, sizes):
+    """``count`` random cases of the search with ``sizes`` (smallest, largest) workers."""
+    return random_cases(np.random.default_rng(seed), count, sizes=((*sizes, 1.0),))
 
 
 def test_the_search_agrees_with_the_exact_best_response_at_the_papers_scale():
     """On the paper's mechanism at 30-100 workers (most of them above EXACT_BIDS, where the
     search samples bids): each instance's searched regret is never above the exact one of the
-    same worker, and equals it wherever the search found a violation."""
-    cases = random_cases(3, 12, (30, 100))
+    same worker, and equals it wherever the search found a violation. It guards the search's
+    regret (seen red with the truthful utility left out of it); ours' utility is a two-step
+    function of its bid, so faults of the breakpoints are caught by the tests above instead
+    (seen red with the midpoints, the bid beyond the last breakpoint or the share test's
+    breakpoints left out)."""
+    cases = randoms(3, 12, (30, 100))
     found = search(MECHANISMS["ours"], 0, timing=False, cases=cases)
     assert sum(r.regret > 0 for r in found.records) >= 3  # dishonest workers gain somewhere
     assert sum(c.instance.n > 60 for c in cases) >= 3  # sampled, not enumerated
@@ -144,7 +141,7 @@ def test_the_search_agrees_with_the_exact_best_response_at_the_papers_scale():
 def test_the_search_decides_small_instances_exactly():
     """With breakpoints every worker of an instance of at most DEVIANTS workers is decided
     exactly; without them (Bid Greedy) nobody is."""
-    cases = random_cases(4, 10, (2, 8))
+    cases = randoms(4, 10, (2, 8))
     for name, exact in (("rrafl", True), ("bid_greedy", False)):
         verdict = search(MECHANISMS[name], 0, timing=False, cases=cases).verdict("truthful")
         assert verdict.exact == (len(cases) if exact else 0)
@@ -172,5 +169,5 @@ def test_a_failing_bid_breakpoints_is_a_fault_named_as_such(kind):
     mechanism = _BadBreakpoints(kind)
     with pytest.raises(MechanismFault, match="bid_breakpoints"):
         exact_bids(mechanism, Instance(*examples.THEOREM4), 0)
-    verdict = search(mechanism, 0, timing=False, cases=random_cases(5, 2, (2, 4)))
+    verdict = search(mechanism, 0, timing=False, cases=randoms(5, 2, (2, 4)))
     assert not verdict.verdict("well_defined").holds  # not a silent fallback to sampling

@@ -8,7 +8,7 @@ fits, whatever its class derives from.
 * ``name`` (str): a key for the registry and for file names (letters, digits, ``_.-``), not
   one of the built-ins';
 * ``label`` (str): the name in figures and tables;
-* ``claims``: the properties it claims, a subset of :data:`PROPERTIES` (Theorems 1, 2 and 4,
+* ``claims``: the properties it claims, names of :data:`CLAIMABLE` (Theorems 1, 2 and 4,
   Lemma 2's monotonicity, Theorem 3's running time);
 * ``select(bids, Re, budget, *, costs=None, rng=None)``: whom it hires before the task, an
   allocation with ``selected`` (boolean mask, one entry per worker) and ``winners`` (their
@@ -44,35 +44,16 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from fedlib.mechanism import MECHANISMS, Allocation, Instance
+from fedlib.mechanism import CLAIMABLE, MECHANISMS, PROPERTIES, Allocation, Instance
+from fedlib.mechanism.property_rules import utility
 
-#: Every property the kit checks, in the order of its reports. ``well_defined`` (the
-#: mechanism runs on every instance) is required of every mechanism; the others are claimed.
-PROPERTIES: tuple[str, ...] = ("well_defined", "budget_feasible", "ir", "ir_honest",
-                               "truthful", "truthful_honest", "monotone", "efficient")
-#: What each property means: the definition the search checks on each play it tries (a
-#: finite search can refute it, not prove it; the certificate says what was searched).
-DESCRIPTIONS: dict[str, str] = {
-    "well_defined": "select and pay return a valid outcome (no exception, NaN, negative "
-                    "payment, payment to a loser or wrong shape)",
-    "budget_feasible": "the payments add up to at most the budget B, at the bids and "
-                       "delivered re played (Theorem 2)",
-    "ir": "a winner bidding its true cost is paid at least its cost (Theorem 1, every "
-          "worker)",
-    "ir_honest": "an honest winner (re >= Re) bidding its true cost is paid at least its cost "
-                 "(Theorem 1)",
-    "truthful": "a worker's utility (Eq. (1)) bidding its cost and delivering its re is at "
-                "least its utility under a misreport of its bid or a smaller delivery, the "
-                "others reporting truthfully (Theorem 4, every worker)",
-    "truthful_honest": "the same for an honest worker (re >= Re): truthful reporting is a "
-                       "best response (Theorem 4 as corrected)",
-    "monotone": "a worker who wins with a bid also wins with a lower bid, the others' bids "
-                "fixed (Lemma 2)",
-    "efficient": "the exponent of CPU time against n, fitted over the sizes timed, is at "
-                 "most 1.5 (Theorem 3 states n log n time)",
-}
+#: What each property of :data:`PROPERTIES` means: the definition the search checks on each
+#: play it tries (a finite search can refute it, not prove it; the certificate says what was
+#: searched).
+DESCRIPTIONS: dict[str, str] = {name: p.description for name, p in PROPERTIES.items()}
 #: A claim that implies others: every worker includes the honest ones.
-IMPLIES: dict[str, tuple[str, ...]] = {"ir": ("ir_honest",), "truthful": ("truthful_honest",)}
+IMPLIES: dict[str, tuple[str, ...]] = {name: p.implies for name, p in PROPERTIES.items()
+                                       if p.implies}
 #: The form of a mechanism's name.
 NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 #: Where to read how a mechanism must look, named in every refusal.
@@ -84,7 +65,8 @@ TOLERANCE = 1e-12
 
 
 def claimed(claims: Iterable[str]) -> frozenset[str]:
-    """``claims`` with what they imply (:data:`IMPLIES`) and ``well_defined``.
+    """``claims`` with what they imply (:data:`IMPLIES`) and the required properties
+    (``well_defined``).
 
     >>> sorted(claimed(["ir", "budget_feasible"]))
     ['budget_feasible', 'ir', 'ir_honest', 'well_defined']
@@ -92,8 +74,9 @@ def claimed(claims: Iterable[str]) -> frozenset[str]:
     claims = frozenset(claims)
     unknown = sorted(claims - set(PROPERTIES))
     if unknown:
-        raise ValueError(f"unknown claims {unknown}: a mechanism may claim {PROPERTIES[1:]}")
-    return claims.union(*(IMPLIES.get(c, ()) for c in claims), {"well_defined"})
+        raise ValueError(f"unknown claims {unknown}: a mechanism may claim {CLAIMABLE}")
+    return claims.union(*(PROPERTIES[c].implies for c in claims),
+                        (name for name, p in PROPERTIES.items() if p.required))
 
 
 class MechanismBase:
@@ -194,7 +177,7 @@ def _missing(obj: Any) -> list[str]:
                 else isinstance(getattr(obj, attribute, None), str)):
             missing.append(f"{attribute} (a str)")
     if not hasattr(obj, "claims"):
-        missing.append(f"claims (a set of {PROPERTIES[1:]})")
+        missing.append(f"claims (a set of {CLAIMABLE})")
     if getattr(obj, "knows", None) not in ("bids", "costs"):
         missing.append("knows ('bids' or 'costs')")
     return missing
@@ -289,7 +272,7 @@ class Play:
     def utility(self, worker: int, cost: float) -> float:
         """Eq. (1): ``payment - cost`` if ``worker`` won, else 0."""
         assert self.selected is not None and self.payments is not None
-        return float(self.payments[worker] - cost) if self.selected[worker] else 0.0
+        return utility(self, worker, cost)
 
 
 class Player:

@@ -46,9 +46,10 @@ cost, ``max(0, cost - payment)`` (and relative to its cost); the *budget overrun
 ``max(0, sum of payments - B)`` (and relative to ``B``). :class:`Measure` holds their mean and
 maximum, :class:`CaseMeasure` each instance's maxima.
 
-**Verdicts.** A case violates a property when its margin exceeds ``rtol`` times the instance's
-money scale (:attr:`fedlib.mechanism.Instance.scale`), or, for monotonicity and faults, when
-it occurs at all. A property without a violation has *no counterexample in* what was
+**Verdicts.** A case violates a property when its margin (the property's check in
+:data:`fedlib.mechanism.PROPERTIES`) exceeds ``rtol`` times the instance's money scale
+(:attr:`fedlib.mechanism.Instance.scale`), or, for monotonicity and faults, when it occurs at
+all. A property without a violation has *no counterexample in* what was
 searched, which :attr:`Verdict.finding` states; a finite search proves nothing more. Of the
 violations found, the one with the fewest workers (the first found among equals) is then
 shrunk (:func:`shrink`). Running time (Theorem 3) is measured in CPU time on synthetic workers
@@ -74,6 +75,7 @@ from fedlib.analysis.selection_timing import ScalingResult
 from fedlib.checks import integer
 from fedlib.mechanism import Instance, deviation_grid, random_instances, synthetic_instance
 from fedlib.mechanism.properties import RTOL
+from fedlib.mechanism.property_rules import MISREPORT, TWO_BIDS, Played, utility
 from fedlib.paper import examples
 from fedlib.runtime import progress
 from fedlib.table import Table
@@ -99,7 +101,7 @@ ANCHORS = (0.0, 0.5, 0.9, 1.1, 1.5, 2.0, 4.0)
 #: Pairs of examined workers per instance that misreport together (budget, well_defined).
 PAIRS = 3
 #: The properties of every play, of which a pair's joint misreport is a case.
-JOINT = ("well_defined", "budget_feasible")
+JOINT = tuple(name for name, p in PROPERTIES.items() if p.joint)
 #: The edge cases of :func:`adversarial_cases`: (origin, bids = costs, Re, budget, re).
 EDGE_CASES: tuple[tuple[str, tuple[float, ...], tuple[float, ...], float, tuple[float, ...]],
                   ...] = (
@@ -287,10 +289,10 @@ class Counterexample:
             play = self.plays[0]
             return (f"at bids {_fmt(play.bids)} and delivered re {_fmt(play.re)} the payments "
                     f"add up to {play.payments.sum():.4g} > B = {inst.budget:.4g}")
-        if p.startswith("ir"):
+        if PROPERTIES[p].subject == "winner":
             return (f"{self._who()} bids its cost and {self._outcome(self.plays[0])}, below "
                     f"its cost")
-        if p == "monotone":
+        if PROPERTIES[p].plays == TWO_BIDS:
             low, high = self.deviations
             return (f"{self._who()} wins bidding {high.bid:.4g} but loses bidding the lower "
                     f"{low.bid:.4g}")
@@ -305,10 +307,9 @@ class Counterexample:
 
     @property
     def play_names(self) -> tuple[str, ...]:
-        """What each of :attr:`plays` is."""
-        if self.property.startswith("truthful"):
-            return ("truthful", "misreport")
-        return ("lower bid", "higher bid") if self.property == "monotone" else ("played",)
+        """What each of :attr:`plays` is (the property's
+        :attr:`~fedlib.mechanism.property_rules.Property.plays`)."""
+        return PROPERTIES[self.property].plays
 
     def table(self) -> Table:
         """One column per worker (the one concerned starred): its cost, ``Re`` and ``re``, and
@@ -395,50 +396,29 @@ def evaluate(player: Player, prop: str, instance: Instance, worker: int | None,
     """The counterexample that ``worker``'s ``deviations`` (with ``partner``'s, the second,
     for a joint misreport) make of ``prop`` on ``instance``, or None if they do not violate it
     (the property's plays, recomputed)."""
+    rule = PROPERTIES[prop]
     deviations = tuple(deviations)
-    if partner is not None and prop not in JOINT:
+    if partner is not None and not rule.joint:
         raise ValueError(f"a joint misreport is no case of {prop} (only of {JOINT})")
     who = [partner if partner is not None and k == 1 else worker
            for k in range(len(deviations))]
     if worker is not None and any(d.delivered > instance.re[w]
                                   for w, d in zip(who, deviations, strict=True)):
         return None  # nobody delivers more than it can
-    if prop == "monotone":
+    if rule.subject != "play" and (worker is None
+                                   or rule.honest_only and not instance.honest[worker]):
+        return None
+    if rule.plays == TWO_BIDS:
         plays = tuple(player.play(instance, *_with(instance, [(worker, d)])) for d in deviations)
-        low, high = plays
-        ok = low.fault is None and high.fault is None and deviations[0].bid < deviations[1].bid
-        margin = (deviations[1].bid - deviations[0].bid
-                  if ok and high.selected[worker] and not low.selected[worker] else -1.0)
-        return _counterexample(prop, instance, origin, worker, deviations, plays, margin, 0.0)
-    play = player.play(instance, *_with(instance, _moves(worker, deviations, partner)))
-    if prop == "well_defined":
-        return _counterexample(prop, instance, origin, worker, deviations, (play,),
-                               1.0 if play.fault else -1.0, 0.0, partner)
-    if play.fault is not None:
-        return None
-    tolerance = rtol * instance.scale
-    if prop == "budget_feasible":
-        return _counterexample(prop, instance, origin, worker, deviations, (play,),
-                               float(play.payments.sum() - instance.budget), tolerance,
-                               partner)
-    if worker is None or (prop.endswith("_honest") and not instance.honest[worker]):
-        return None
-    cost = float(instance.costs[worker])
-    if prop.startswith("ir"):
-        margin = cost - play.payments[worker] if play.selected[worker] else -1.0
-        return _counterexample(prop, instance, origin, worker, (), (play,), float(margin),
-                               tolerance)
-    truth = player.play(instance)
-    if truth.fault is not None:
-        return None
-    return _counterexample(prop, instance, origin, worker, deviations, (truth, play),
-                           play.utility(worker, cost) - truth.utility(worker, cost), tolerance)
-
-
-def _counterexample(prop: str, instance: Instance, origin: str, worker: int | None,
-                    deviations: tuple[Deviation, ...], plays: tuple[Play, ...], margin: float,
-                    tolerance: float, partner: int | None = None) -> Counterexample | None:
-    if margin <= tolerance:
+    else:
+        plays = (player.play(instance, *_with(instance, _moves(worker, deviations, partner))),)
+        if plays[0].payments is not None and rule.plays == MISREPORT:
+            plays = (player.play(instance), *plays)
+    if any(p.payments is None for p in plays) and not rule.required:
+        return None  # a fault is a case of well_defined only
+    cost = 0.0 if worker is None else float(instance.costs[worker])
+    margin = rule.margin(plays, worker, cost, instance.budget)
+    if margin <= (rtol * instance.scale if rule.money else 0.0):
         return None
     return Counterexample(prop, instance, origin, worker, deviations, plays, float(margin),
                           partner)
@@ -512,10 +492,8 @@ def _size(cex: Counterexample) -> tuple[int, int]:
 
 
 #: The measure of each property that has one: (its name, what its relative value divides by).
-MEASURES: dict[str, tuple[str, str]] = {
-    "budget_feasible": ("budget overrun", "budget B"),
-    "ir": ("IR violation", "true cost"), "ir_honest": ("IR violation", "true cost"),
-    "truthful": ("regret", "true cost"), "truthful_honest": ("regret", "true cost")}
+MEASURES: dict[str, tuple[str, str]] = {name: p.measure for name, p in PROPERTIES.items()
+                                        if p.measure is not None}
 
 
 @dataclass(frozen=True)
@@ -675,18 +653,30 @@ def _deliveries(full: float, promised: float) -> list[float]:
 
 @dataclass
 class _Best:
-    """A worker's most profitable misreport and the one that made the payments largest."""
+    """A worker's most profitable misreport (its play and utility) and the one that made the
+    payments largest; the worker's regret once every misreport was offered."""
 
+    play: Any
     utility: float
     deviation: Deviation
     spent: float
     spender: Deviation
+    regret: float = 0.0
 
-    def offer(self, deviation: Deviation, utility: float, spent: float) -> None:
+    def offer(self, deviation: Deviation, play: Played, utility: float) -> None:
         if utility > self.utility:
-            self.utility, self.deviation = utility, deviation
+            self.play, self.utility, self.deviation = play, utility, deviation
+        spent = float(play.payments.sum())
         if spent > self.spent:
             self.spent, self.spender = spent, deviation
+
+
+def _concerning(subject: str, honest: bool, plays: tuple[str, ...] | None = None
+                ) -> list[str]:
+    """The properties whose cases concern ``subject`` (comparing ``plays``, when given), for
+    an honest worker or not."""
+    return [name for name, p in PROPERTIES.items() if p.subject == subject
+            and (plays is None or p.plays == plays) and (honest or not p.honest_only)]
 
 
 class _Sweep:
@@ -709,21 +699,22 @@ class _Sweep:
             return
         rng = np.random.default_rng([self.seed, index])
         tolerance = self.rtol * inst.scale
-        self.overrun = self._budget(index, case, truth.payments, tolerance)
+        self.overrun = self._budget(index, case, truth, tolerance)
         shortfall = 0.0
         for w in np.flatnonzero(truth.selected):
-            short = float(inst.costs[w] - truth.payments[w])
+            cost = float(inst.costs[w])
+            short = PROPERTIES["ir"].margin((truth,), int(w), cost)
             shortfall = max(shortfall, short)
-            measure = (max(0.0, short), _share(max(0.0, short), float(inst.costs[w])))
-            for prop in ("ir", "ir_honest")[:1 + bool(inst.honest[w])]:
+            measure = (max(0.0, short), _share(max(0.0, short), cost))
+            for prop in _concerning("winner", bool(inst.honest[w])):
                 self.tallies[prop].check(index, case, short > tolerance, int(w),
                                          measure=measure)
         examined = self._examined(inst, truth.selected, rng)
         best, regrets = {}, []
         for w in examined:
             best[w] = self._worker(index, case, w, truth, tolerance, rng)
-            regret = max(0.0, best[w].utility - truth.utility(w, float(inst.costs[w])))
-            regrets.append((regret, _share(regret, float(inst.costs[w])) or 0.0, w))
+            regrets.append((best[w].regret, _share(best[w].regret, float(inst.costs[w])) or 0.0,
+                            w))
         self._pairs(index, case, best, tolerance, rng)
         regret, relative, worker = max(regrets, default=(0.0, 0.0, None))
         self.records.append(CaseMeasure(
@@ -743,11 +734,11 @@ class _Sweep:
                                  rng.choice(losers, DEVIANTS - from_winners, replace=False)))
         return sorted(int(w) for w in chosen)
 
-    def _budget(self, index: int, case: Case, payments: np.ndarray, tolerance: float,
+    def _budget(self, index: int, case: Case, play: Any, tolerance: float,
                 moves: tuple[tuple[int, Deviation], ...] = (), misreports: int = 0) -> float:
-        """Tally a play's payments for budget feasibility (Theorem 2); its overrun."""
+        """Tally a play for budget feasibility (Theorem 2); its overrun."""
         budget = case.instance.budget
-        over = float(payments.sum() - budget)
+        over = PROPERTIES["budget_feasible"].margin((play,), budget=budget)
         worker, partner = (moves[0][0], moves[1][0]) if len(moves) == 2 else (
             moves[0][0] if moves else None, None)
         self.tallies["budget_feasible"].check(
@@ -757,11 +748,11 @@ class _Sweep:
 
     def _pay(self, index: int, case: Case, moves: tuple[tuple[int, Deviation], ...],
              allocation: Any, selected: np.ndarray, tolerance: float
-             ) -> np.ndarray | None:
-        """The payments after ``moves`` (None after a fault), the play tallied for
+             ) -> Played | None:
+        """The play after ``moves`` (None after a fault), tallied for
         ``well_defined`` and the budget; a misreport unless every move is the truth."""
         inst = case.instance
-        _, re = _with(inst, moves)
+        bids, re = _with(inst, moves)
         lie = int(any(d != _truth(inst, w) for w, d in moves))
         worker, deviations = moves[0][0], tuple(d for _, d in moves)
         partner = moves[1][0] if len(moves) == 2 else None
@@ -774,9 +765,10 @@ class _Sweep:
             return None
         self.tallies["well_defined"].check(index, case, False, worker, deviations, lie,
                                            partner=partner)
-        self.overrun = max(self.overrun, self._budget(index, case, payments, tolerance, moves,
+        played = Played(bids, selected, payments)
+        self.overrun = max(self.overrun, self._budget(index, case, played, tolerance, moves,
                                                       lie))
-        return payments
+        return played
 
     def _select(self, index: int, case: Case, moves: tuple[tuple[int, Deviation], ...]
                 ) -> tuple[Any, np.ndarray] | None:
@@ -819,9 +811,8 @@ class _Sweep:
                 rng: np.random.Generator) -> _Best:
         inst = case.instance
         cost, full = float(inst.costs[w]), float(inst.re[w])
-        honest_utility = truth.utility(w, cost)
-        best = _Best(honest_utility, _truth(inst, w), float(truth.payments.sum()),
-                     _truth(inst, w))
+        best = _Best(truth, truth.utility(w, cost), _truth(inst, w),
+                     float(truth.payments.sum()), _truth(inst, w))
         selections: dict[float, tuple[Any, np.ndarray]] = {}
         grid, exact = self._bids(index, case, w, rng)
         lies = grid.size - 1  # every bid but its cost, then delivering less
@@ -831,22 +822,20 @@ class _Sweep:
             if selection is None:
                 continue
             selections[float(bid)] = selection
-            payments = self._pay(index, case, ((w, deviation),), *selection, tolerance)
-            if payments is not None:
-                best.offer(deviation, float(payments[w] - cost) if selection[1][w] else 0.0,
-                           float(payments.sum()))
+            play = self._pay(index, case, ((w, deviation),), *selection, tolerance)
+            if play is not None:
+                best.offer(deviation, play, utility(play, w, cost))
         for bid in sorted({cost, best.deviation.bid} & selections.keys()):
             for delivered in _deliveries(full, float(inst.Re[w])):
                 deviation = Deviation(bid, delivered)
                 lies += 1
-                payments = self._pay(index, case, ((w, deviation),), *selections[bid],
-                                     tolerance)
-                if payments is not None:
-                    best.offer(deviation, float(payments[w] - cost)
-                               if selections[bid][1][w] else 0.0, float(payments.sum()))
-        regret = max(0.0, best.utility - honest_utility)
+                play = self._pay(index, case, ((w, deviation),), *selections[bid], tolerance)
+                if play is not None:
+                    best.offer(deviation, play, utility(play, w, cost))
+        regret = best.regret = max(0.0, PROPERTIES["truthful"].margin((truth, best.play), w,
+                                                                      cost))
         measure = (regret, _share(regret, cost))
-        for prop in ("truthful", "truthful_honest")[:1 + bool(inst.honest[w])]:
+        for prop in _concerning("worker", bool(inst.honest[w]), MISREPORT):
             self.tallies[prop].check(index, case, regret > tolerance, w, (best.deviation,),
                                      lies, measure=measure, exact=exact)
         wins = sorted((bid, bool(selected[w])) for bid, (_, selected) in selections.items())
@@ -966,9 +955,10 @@ class Verdict:
         low, high = PAPER_SIZES
         where = (f"{self.instances} instances of {_range(self.smallest, self.largest)} "
                  f"({self.paper_sized} of {low}-{high})")
-        if self.property.startswith("ir"):
+        rule = PROPERTIES[self.property]
+        if rule.subject == "winner":
             return f"{where}, {self.workers} winners bidding their cost"
-        if self.property in JOINT:
+        if rule.joint:
             return (f"{where}, {self.checks} plays, {self.misreports} of them misreports "
                     f"({self.joint} by pairs)")
         each = round(self.misreports / self.workers) if self.workers else 0
@@ -1051,8 +1041,7 @@ class Search:
         violation over every winner bidding its cost (``ir``), budget overrun over every play
         (``budget_feasible``)."""
         return {v.measure.name: v.measure for v in self.verdicts
-                if v.property in ("truthful", "ir", "budget_feasible")
-                and v.measure is not None}
+                if not PROPERTIES[v.property].honest_only and v.measure is not None}
 
     def case(self, origin: str) -> CaseMeasure | None:
         """The measures of the case from ``origin`` (None if it was not searched).
@@ -1183,7 +1172,7 @@ def search(mechanism: Any, instances: int, *, seed: int = 0, paper: bool = True,
     cases = list(search_cases(rng, instances, paper=paper, sizes=sizes) if cases is None
                  else cases)
     player = Player(mechanism)
-    tallies = {prop: _Tally() for prop in PROPERTIES if prop != "efficient"}
+    tallies = {name: _Tally() for name, p in PROPERTIES.items() if p.check is not None}
     sweep = _Sweep(player, tallies, rtol, seed)
     for index, case in enumerate(progress(cases, desc=f"searching {mechanism.name}")):
         sweep.run(index, case)

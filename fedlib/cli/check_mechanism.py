@@ -31,7 +31,7 @@ import argparse
 import importlib.util
 import sys
 
-from fedlib.analysis.conformance import PROPERTIES, load
+from fedlib.analysis.conformance import load
 from fedlib.analysis.conformance_search import SIZES
 from fedlib.cli.reproduce import at_least
 from fedlib.cli.text import plain
@@ -41,6 +41,7 @@ from fedlib.conformance.comparison import DEFAULT_TRIALS
 from fedlib.conformance.federated import SETTINGS
 from fedlib.conformance.report import save
 from fedlib.fl.data import DataError
+from fedlib.mechanism import CLAIMABLE
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -74,9 +75,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     sub.add_argument("mechanism", metavar="PATH_OR_MODULE:CLASS",
                      help="e.g. examples/reserve.py:Reserve")
-    sub.add_argument("--claims", nargs="+", choices=PROPERTIES[1:], default=None,
+    sub.add_argument("--claims", nargs="+", choices=CLAIMABLE, default=None,
                      metavar="PROPERTY", help="check these instead of the mechanism's claims: "
-                                              + ", ".join(PROPERTIES[1:]))
+                                              + ", ".join(CLAIMABLE))
     sub.add_argument("--instances", type=at_least(int, 0), default=DEFAULT_INSTANCES,
                      help=f"random instances searched (default {DEFAULT_INSTANCES}), of "
                           + ", ".join(f"{lo}-{hi} workers ({100 * share:.0f}%%)"

@@ -9,7 +9,8 @@ displayed equations in order (listed in :mod:`fedlib.paper`): (1) utility, (2) s
 
 Modules: ``contribution`` (Eqs. (2)-(3)), ``quality`` (quality check, omega), ``reputation``
 (Eqs. (4)-(13)), ``auction`` (Algorithm 1, Eqs. (14)-(16)), ``mechanisms`` (ours and the six
-benchmarks), ``instances`` and ``properties`` (empirical property checks), ``synthetic``
+benchmarks), ``property_rules`` (each economic property once: meaning and margin),
+``instances`` and ``properties`` (empirical property checks), ``synthetic``
 (Figures 4-5).
 """
 
@@ -23,7 +24,6 @@ from fedlib.mechanism.contribution import (
 from fedlib.mechanism.instances import Instance, random_instance, random_instances
 from fedlib.mechanism.mechanisms import (
     MECHANISMS,
-    PROPERTIES,
     RRAFL,
     Allocation,
     ApproximateOptimal,
@@ -45,6 +45,7 @@ from fedlib.mechanism.properties import (
     outcome,
     truthfulness,
 )
+from fedlib.mechanism.property_rules import CLAIMABLE, PROPERTIES, Played, Property
 from fedlib.mechanism.quality import (
     aggregation_weights,
     detection_scores,
@@ -65,8 +66,9 @@ from fedlib.mechanism.reputation import (
 from fedlib.mechanism.synthetic import synthetic_instance, utility_per_payment
 
 __all__ = [
-    "MECHANISMS", "PROPERTIES", "RRAFL", "Allocation", "ApproximateOptimal", "Auction",
-    "BidGreedy", "IRReport", "Instance", "Mechanism", "OurMechanism", "PropertyReport",
+    "CLAIMABLE", "MECHANISMS", "PROPERTIES", "RRAFL", "Allocation", "ApproximateOptimal",
+    "Auction", "BidGreedy", "IRReport", "Instance", "Mechanism", "OurMechanism", "Played",
+    "Property", "PropertyReport",
     "ProportionalShare", "ReputationGreedy", "ReputationLedger", "VanillaFL", "Witness",
     "aggregation_weights", "attenuation", "budget_feasibility", "contributions",
     "detection_scores", "deviation_grid", "ex_ante_payments", "ex_post_payments",

@@ -2,7 +2,8 @@
 
 Every mechanism selects with ``select(bids, Re, budget, *, costs=None, rng=None)`` and pays
 with ``pay(allocation, re)``. ``claims`` lists the properties that hold for it (and that the
-tests and :mod:`fedlib.mechanism.properties` check):
+tests and :mod:`fedlib.mechanism.properties` check), names of
+:data:`fedlib.mechanism.property_rules.PROPERTIES` (defined there):
 
 * ``"budget_feasible"``: total payment <= B;
 * ``"truthful"``: bidding the true cost maximises every worker's utility, ``re`` held fixed;
@@ -27,8 +28,6 @@ from fedlib.mechanism import _knapsack, _validate
 from fedlib.mechanism.auction import Auction, _ex_post, _select, bid_breakpoints, readonly
 
 Knowledge = Literal["bids", "costs"]
-#: Every property a mechanism may claim.
-PROPERTIES = frozenset({"budget_feasible", "truthful", "truthful_honest", "ir", "ir_honest"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,7 +72,8 @@ class Mechanism(Protocol):
 
     @property
     def claims(self) -> frozenset[str]:
-        """The properties (subset of :data:`PROPERTIES`) that hold for the mechanism."""
+        """The properties (names of
+        :data:`~fedlib.mechanism.property_rules.CLAIMABLE`) that hold for the mechanism."""
 
     def select(self, bids: ArrayLike, Re: ArrayLike, budget: float, *,
                costs: ArrayLike | None = None,

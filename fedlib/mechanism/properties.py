@@ -4,8 +4,10 @@ Each check plays a mechanism on :class:`~fedlib.mechanism.instances.Instance` ob
 records, for every case it checks, a :class:`Witness` with the *margin* by which the property
 fails there (positive: violated; zero or negative: holds). A case counts as a violation when
 its margin exceeds ``rtol * instance.scale`` (floating-point rounding, relative to the money
-scale of the instance). The utility of a worker is ``payment - true cost`` if it wins, else 0
-(Eq. (1)); its realised ``re`` is held fixed whatever it bids.
+scale of the instance). The margins are those of the properties of
+:data:`fedlib.mechanism.property_rules.PROPERTIES`. The utility of a worker is ``payment - true
+cost`` if it wins, else 0 (Eq. (1), :func:`~fedlib.mechanism.property_rules.utility`); its
+realised ``re`` is held fixed whatever it bids.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from fedlib.mechanism import _validate
 from fedlib.mechanism.auction import bid_breakpoints
 from fedlib.mechanism.instances import Instance, random_instances
 from fedlib.mechanism.mechanisms import Allocation, Mechanism
+from fedlib.mechanism.property_rules import PROPERTIES, Played, utility
 
 #: Default relative tolerance of every check.
 RTOL = 1e-9
@@ -129,14 +132,16 @@ def outcome(mechanism: Mechanism, instance: Instance,
     return allocation, mechanism.pay(allocation, instance.re)
 
 
-def _utility(mechanism: Mechanism, instance: Instance, bids: np.ndarray, worker: int) -> float:
+def _played(mechanism: Mechanism, instance: Instance, bids: np.ndarray | None = None) -> Played:
+    """The outcome of :func:`outcome` as a :class:`~fedlib.mechanism.property_rules.Played`."""
     allocation, payments = outcome(mechanism, instance, bids)
-    return float(payments[worker] - instance.costs[worker]) if allocation.selected[worker] else 0.0
+    return Played(instance.bids if bids is None else bids, allocation.selected, payments)
 
 
 def _budget_witnesses(mechanism: Mechanism, instance: Instance) -> list[Witness]:
-    _, payments = outcome(mechanism, instance)
-    return [Witness(instance, float(payments.sum() - instance.budget))]
+    played = _played(mechanism, instance)
+    return [Witness(instance, PROPERTIES["budget_feasible"].margin([played],
+                                                                   budget=instance.budget))]
 
 
 def budget_feasibility(mechanism: Mechanism, instances: Iterable[Instance], *,
@@ -150,8 +155,10 @@ def _ir_witnesses(mechanism: Mechanism, instance: Instance) -> list[Witness]:
     truthful = Instance(instance.costs, instance.Re, instance.budget, instance.re,
                         instance.costs, instance.seed)
     allocation, payments = outcome(mechanism, truthful)
-    return [Witness(truthful, float(truthful.costs[i] - payments[i]), worker=int(i),
-                    utility=float(payments[i] - truthful.costs[i])) for i in allocation.winners]
+    played = Played(truthful.bids, allocation.selected, payments)
+    return [Witness(truthful, PROPERTIES["ir"].margin([played], int(i), truthful.costs[i]),
+                    worker=int(i), utility=utility(played, i, truthful.costs[i]))
+            for i in allocation.winners]
 
 
 def individual_rationality(mechanism: Mechanism, instances: Iterable[Instance], *,
@@ -198,17 +205,21 @@ def _group(instance: Instance, workers: Group) -> np.ndarray:
 def _truthfulness_witnesses(mechanism: Mechanism, instance: Instance, workers: Group,
                             grid: np.ndarray | None) -> Iterator[Witness]:
     for i in _group(instance, workers):
-        base = instance.bids.copy()
-        base[i] = instance.costs[i]
-        truthful = _utility(mechanism, instance, base, i)
-        best_bid, best = float(base[i]), truthful
+        cost, bids = instance.costs[i], instance.bids.copy()
+        bids[i] = cost
+        truth = _played(mechanism, instance, bids.copy())
+        truthful = utility(truth, i, cost)
+        best, deviant = truth, truthful
         for b in deviation_grid(instance, i) if grid is None else grid:
-            base[i] = b
-            u = _utility(mechanism, instance, base, i)
-            if u > best:
-                best_bid, best = float(b), u
-        yield Witness(instance.with_bid(i, instance.costs[i]), best - truthful, worker=int(i),
-                      bid=best_bid, utility=truthful, deviant_utility=best)
+            bids[i] = b
+            play = _played(mechanism, instance, bids.copy())
+            u = utility(play, i, cost)
+            if u > deviant:
+                best, deviant = play, u
+        yield Witness(instance.with_bid(i, cost), PROPERTIES["truthful"].margin([truth, best], i,
+                                                                                cost),
+                      worker=int(i), bid=float(best.bids[i]), utility=truthful,
+                      deviant_utility=deviant)
 
 
 def truthfulness(mechanism: Mechanism, instances: Iterable[Instance], *,

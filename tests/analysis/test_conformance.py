@@ -94,7 +94,7 @@ def test_the_base_builds_allocations_and_pays_ex_ante():
     assert a.selected.tolist() == [True, False, True] and not a.selected.flags.writeable
     assert m.pay(a, [1, 1, 1]).tolist() == [0.5, 0.0, 0.5]  # losers' upper payment is 0
     assert m.label == "half" and m.knows == "bids" and m.claims == frozenset()
-    assert PROPERTIES[0] == "well_defined"
+    assert next(iter(PROPERTIES)) == "well_defined"
 
 
 MECHANISM_FILE = '''

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mech_strategies import FAST, instances, scale
 
-from fedlib.mechanism import MECHANISMS, PROPERTIES, Allocation, Instance, select
+from fedlib.mechanism import CLAIMABLE, MECHANISMS, Allocation, Instance, select
 from fedlib.mechanism.mechanisms import ApproximateOptimal, OurMechanism
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
@@ -32,7 +32,7 @@ def test_registry() -> None:
                                 "reputation_greedy", "approx_optimal", "approx_optimal_exact"]
     for key, m in MECHANISMS.items():
         assert m.name == key and isinstance(m.label, str) and m.label
-        assert m.knows in ("bids", "costs") and m.claims <= PROPERTIES
+        assert m.knows in ("bids", "costs") and m.claims <= set(CLAIMABLE)
         assert "budget_feasible" in m.claims
         assert all(word in type(m).__doc__ for word in ("Knows", "Selects", "Pays", "Claims"))
     assert MECHANISMS["rrafl"].label == "RRAFL" and MECHANISMS["ours"].label == "Our mechanism"

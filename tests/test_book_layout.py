@@ -49,6 +49,18 @@ def test_chapter_titles_come_from_the_first_heading(tmp_path):
     assert chapter_titles(tmp_path) == {"intro": "Welcome", "01_a": "First", "02_b": "02_b"}
 
 
+#: A paste of a number from another page without a format: the bare ``{glue}`` role prints it
+#: as a code chip, and ``{glue:text}`` splits ``page.md::key`` at its last colon, reading the
+#: key as a format (MyST-NB 1.4), so a paste from another page must end in a format (``:d``).
+UNFORMATTED_PASTE = re.compile(r"\{glue(?::text)?\}`[^`]*::[^`:]*`")
+
+
+@pytest.mark.parametrize("chapter", sorted((ROOT / "chapters").glob("*.md")), ids=lambda p: p.stem)
+def test_numbers_from_other_pages_are_pasted_as_formatted_text(chapter: Path):
+    found = UNFORMATTED_PASTE.findall(chapter.read_text())
+    assert not found, f"{chapter.name}: write {{glue:text}}`page.md::key:d` for {found}"
+
+
 @pytest.mark.parametrize("chapter", notebook_chapters(), ids=lambda p: p.stem)
 def test_chapter_markdown_is_canonical_myst(chapter: Path):
     """The .md is what jupytext itself would write, so pairing never rewrites it."""

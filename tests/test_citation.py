@@ -47,4 +47,6 @@ def test_citation_file_agrees_with_the_package_and_the_paper(citation):
     paper = citation["references"][0]
     assert paper["title"].startswith("Auction-Based Ex-Post-Payment Incentive Mechanism")
     assert [a["family-names"] for a in paper["authors"]] == ["Zhang", "Wu", "Pan"]
+    bib = (ROOT / "chapters" / "references.bib").read_text().split("@", 2)[1]
+    assert "zhang2022auction" in bib and f"url          = {{{paper['url']}}}" in bib
     assert "CITATION.cff" in (ROOT / "README.md").read_text()

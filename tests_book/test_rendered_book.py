@@ -34,6 +34,24 @@ def test_page_renders_cleanly(driver, html_dir, screenshot_dir, name):
         assert report.figures >= 1, f"{name} has no figure"
 
 
+#: How numpy 2 prints a scalar (``np.int64(3)``, ``np.True_``): a reader should see ``3``.
+NUMPY_REPR = re.compile(r"np\.(?:u?int|float|complex|bool|str)\w*\(|np\.(?:True|False)_")
+
+
+def test_no_page_shows_a_numpy_scalar_repr(html_dir):
+    """Printed outputs and pasted numbers read as numbers, not as numpy's repr."""
+    shown = {name: sorted(set(NUMPY_REPR.findall(
+        htmllib.unescape(re.sub(r"<[^>]+>", "", (html_dir / f"{name}.html").read_text())))))
+        for name in PAGES}
+    assert not {name: found for name, found in shown.items() if found}, (
+        "convert numpy scalars with int(), float() or .tolist() before printing or gluing")
+
+
+def test_the_bibliography_links_to_the_paper(html_dir):
+    page = (html_dir / "chapters" / "bibliography.html").read_text()
+    assert 'href="https://arxiv.org/abs/2201.02410"' in page, "the paper's entry has no link"
+
+
 def test_search_page_finds_a_chapter(driver, html_dir):
     driver.get((html_dir / "search.html").resolve().as_uri() + "?q=reputation")
     import time

@@ -223,7 +223,7 @@ def contribution_claims(result: ContributionResult) -> list[Claim]:
             "Figure 3 (Case 2)", f"ours highlights worker 0 (all labels) more than {name}",
             f"worker 0 stands out more under ours in {np.sum(d > 0)} of {d.size} seeds (mean "
             f"z: ours {z['contribution'].mean():.2f}, {name} {z[other].mean():.2f}); paired "
-            f"sign-flip test p = {p:.2g} (reproduced below {SIGNIFICANCE:g})",
+            f"sign-flip test p = {p:.2g} (the claim needs p < {SIGNIFICANCE:g})",
             [p < SIGNIFICANCE])
 
     acc = trend["local_acc"]

@@ -148,6 +148,8 @@ def test_case2_needs_a_significant_paired_difference():
                                     tuple(records), 0.0)
         claim = report.contribution_claims(result)[2]
         assert claim.verdict == verdict and f"p = {p}" in claim.finding
+        # the finding states the evidence and the rule; only the verdict judges
+        assert "reproduced" not in claim.finding and "needs p < 0.05" in claim.finding
 
 
 def test_local_accuracy_claim_holds_where_it_cannot_rank_data_quality():

@@ -24,12 +24,12 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from typing import Any
 
 import numpy as np
+from _sizes import parse_sizes
 
 from fedlib.analysis.best_response import best_response
 from fedlib.analysis.conformance_search import DEVIANTS, random_cases, search
@@ -70,12 +70,7 @@ def measure(n: int, rng: np.random.Generator) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> list[dict[str, float]]:
     """Run the benchmark, print a table (or JSON with ``--json``) and return the rows."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
-    args = parser.parse_args(argv)
+    args = parse_sizes(__doc__, argv, [10, 100, 1000], 3)
     rng = np.random.default_rng(args.seed)
     rows = []
     for n in args.sizes:

@@ -12,12 +12,12 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import time
 
 import numpy as np
+from _sizes import parse_sizes
 
 from fedlib.mechanism import select, synthetic_instance
 
@@ -35,12 +35,7 @@ def time_select(n: int, repeats: int, rng: np.random.Generator) -> float:
 
 def main(argv: list[str] | None = None) -> list[dict[str, float]]:
     """Run the benchmark, print a table (or JSON with ``--json``) and return the rows."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10**3, 10**4, 10**5, 10**6])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
-    args = parser.parse_args(argv)
+    args = parse_sizes(__doc__, argv, [10**3, 10**4, 10**5, 10**6], 5)
     rng = np.random.default_rng(args.seed)
     rows = []
     for n in args.sizes:

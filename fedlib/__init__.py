@@ -6,18 +6,20 @@ Measurement*. ``fedlib/README.md`` maps its layers (which depend downwards only,
 ``tests/test_layers.py`` checks), what each holds and which module to open for which change.
 ``fedlib.mechanism`` and ``fedlib.analysis`` are numpy only and never import torch.
 
-``fedlib.check_mechanism`` (:func:`fedlib.conformance.check_mechanism`) certifies a mechanism
-of one's own; it is imported on first use, so that ``import fedlib`` stays light and the
-package's root imports no layer.
+The package's root imports no module of its own, so that every layer may read
+``fedlib.__version__``. The version is ``pyproject.toml``'s, read from the installed
+distribution's metadata (from ``pyproject.toml`` itself when a checkout is imported without
+being installed). :func:`fedlib.conformance.check_mechanism` certifies a mechanism of one's own.
 """
 
-import importlib
-from typing import Any
+from importlib import metadata as _metadata
 
-__version__ = "0.1.0"
+try:  # the distribution's name on the package index (``fedlib`` there is another project)
+    __version__ = _metadata.version("fedlib-incentive-book")
+except _metadata.PackageNotFoundError:  # a checkout on sys.path, not installed
+    import tomllib
+    from pathlib import Path
 
-
-def __getattr__(name: str) -> Any:
-    if name == "check_mechanism":
-        return importlib.import_module("fedlib.conformance").check_mechanism
-    raise AttributeError(f"module 'fedlib' has no attribute {name!r}")
+    _pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    __version__ = (tomllib.loads(_pyproject.read_text())["project"]["version"]
+                   if _pyproject.exists() else "0+unknown")

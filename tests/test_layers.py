@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,10 +47,15 @@ def rank(module: str) -> int:
 
 def imports(source: str, own: str) -> set[str]:
     """The fedlib modules that module ``own`` imports, from its ``source`` (``from fedlib.x
-    import y`` counts as ``fedlib.x.y`` when that is a module, else ``fedlib.x``)."""
+    import y`` counts as ``fedlib.x.y`` when that is a module, else ``fedlib.x``; a call of
+    ``import_module`` with a literal name counts too)."""
     found = set()
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
+        if (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", ""))
+                == "import_module" and node.args and isinstance(node.args[0], ast.Constant)
+                and str(node.args[0].value).startswith("fedlib")):
+            found.add(node.args[0].value)  # importlib.import_module("fedlib.x")
+        elif isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names if alias.name.startswith("fedlib")}
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fedlib"):
             for alias in node.names:
@@ -94,6 +101,15 @@ def test_a_module_imports_only_its_layer_and_those_below(module):
     assert not upward, f"{module} imports {upward} (layer {layer(module)} must not)"
 
 
+def test_the_package_root_imports_no_module_of_its_own():
+    """``fedlib/__init__.py`` lies below every layer: each may read ``fedlib.__version__``, so the
+    root importing any of them, even lazily, would be an import upwards and a cycle."""
+    assert GRAPH["fedlib"] == set(), f"fedlib/__init__.py imports {sorted(GRAPH['fedlib'])}"
+    code = "import sys, fedlib; print(sorted(m for m in sys.modules if m.startswith('fedlib.')))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip() == "[]"
+
+
 def test_no_import_cycles():
     cycle = find_cycle(GRAPH)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
@@ -102,6 +118,8 @@ def test_no_import_cycles():
 def test_the_checks_can_fail():
     source = "from fedlib.experiments import multitask\nimport fedlib.viz\n"
     assert imports(source, "fedlib.fl.engine") == {"fedlib.experiments.multitask", "fedlib.viz"}
+    lazy = "def f():\n    return importlib.import_module('fedlib.conformance').check_mechanism\n"
+    assert imports(lazy, "fedlib") == {"fedlib.conformance"}
     assert rank("fedlib.experiments.multitask") > rank("fedlib.fl.engine") > rank("fedlib.runtime")
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None

@@ -41,10 +41,11 @@ def dist(tmp_path_factory) -> Path:
 
 def test_the_distribution_name_is_not_the_import_name():
     """``fedlib`` on the package index is another project: ours is distributed under a name of
-    its own and imported as ``fedlib``."""
+    its own and imported as ``fedlib``, whose ``__version__`` is the distribution's (the metadata
+    of ``pyproject.toml``'s version, its one source)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["name"] == "fedlib-incentive-book"
-    assert project["dynamic"] == ["version"] and "version" not in project
+    assert project["version"] == fedlib.__version__ and "dynamic" not in project
 
 
 def test_sdist_and_wheel_build_and_pass_twine_check(dist):

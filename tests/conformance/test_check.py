@@ -1,12 +1,10 @@
 """check_mechanism end to end: the certificate, its JSON and HTML, the comparison with the
-seven, the registration it relies on, and ``fedlib.check_mechanism``."""
+seven, and the registration it relies on."""
 
 from __future__ import annotations
 
 import gc
 import json
-import subprocess
-import sys
 
 import pytest
 from broken_mechanisms import ExAnte, Overspends, RaisesOnTies
@@ -110,10 +108,3 @@ def test_registration_lasts_the_block_and_refuses_a_taken_name():
         pass
     assert MECHANISMS["ours"] != impostor
 
-
-def test_fedlib_check_mechanism_is_imported_on_first_use():
-    code = "import sys, fedlib; sys.exit('fedlib.conformance' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
-    assert fedlib.check_mechanism is check_mechanism
-    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
-        fedlib.nothing  # noqa: B018

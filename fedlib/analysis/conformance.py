@@ -20,8 +20,9 @@ fits, whatever its class derives from.
   costs as ``costs``).
 
 Both methods must be pure: the kit calls them many times on the same inputs. A worker's
-utility is ``payment - cost`` if it wins, else 0 (Eq. (1)). :class:`MechanismBase` is a
-convenience, not a requirement; :func:`conform` checks an object, :func:`load` reads one.
+utility is ``payment - cost`` if it wins, else 0 (Eq. (1)). :class:`MechanismBase` (the
+built-ins' base, defined in :mod:`fedlib.mechanism.mechanisms`) is a convenience, not a
+requirement; :func:`conform` checks an object, :func:`load` reads one.
 
 **Playing it**: :class:`Player` calls ``select`` and ``pay`` and checks what they return; an
 exception, a NaN, a negative payment, a payment to a loser or an array of the wrong shape
@@ -39,12 +40,11 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
-from fedlib.mechanism import CLAIMABLE, MECHANISMS, PROPERTIES, Allocation, Instance
+from fedlib.mechanism import CLAIMABLE, MECHANISMS, PROPERTIES, Instance, MechanismBase
 from fedlib.mechanism.property_rules import utility
 
 #: What each property of :data:`PROPERTIES` means: the definition the search checks on each
@@ -79,86 +79,16 @@ def claimed(claims: Iterable[str]) -> frozenset[str]:
                         (name for name, p in PROPERTIES.items() if p.required))
 
 
-class MechanismBase:
-    """A convenient base for a mechanism of one's own (subclassing it is optional).
-
-    A subclass sets ``name`` (and ``label`` and ``claims``) and defines ``select``; ``pay``
-    defaults to the upper payments of the allocation (an ex-ante rule). :meth:`allocation`
-    builds what ``select`` returns.
-
-    Examples
-    --------
-    Pay the auction's price ``rho*`` per unit of delivered reputation, at most what was
-    promised (``rho* min(re_i, Re_i)``), after Algorithm 1's selection:
-
-    >>> import numpy as np
-    >>> from fedlib.mechanism import select
-    >>> class PricePerUnit(MechanismBase):
-    ...     name, label = "price_per_unit", "Price per unit"
-    ...     claims = frozenset({"budget_feasible", "ir_honest", "truthful_honest"})
-    ...
-    ...     def select(self, bids, Re, budget, *, costs=None, rng=None):
-    ...         auction = select(bids, Re, budget)
-    ...         return self.allocation(auction.winners, len(auction.bids), auction.upper,
-    ...                                auction=auction)
-    ...
-    ...     def pay(self, allocation, re):
-    ...         a = allocation.auction
-    ...         return np.where(a.selected, a.rho_star * np.minimum(re, a.Re), 0.0)
-    >>> m = PricePerUnit()
-    >>> m.pay(m.select([4, 4.5, 100], [1, 1, 1], 10), [0.5, 1, 1]).tolist()
-    [2.5, 5.0, 0.0]
-    """
-
-    name: ClassVar[str]
-    knows: ClassVar[Literal["bids", "costs"]] = "bids"
-    claims: ClassVar[frozenset[str]] = frozenset()
-
-    @property
-    def label(self) -> str:
-        """The name shown in figures (default: :attr:`name`)."""
-        return self.name
-
-    def allocation(self, winners: ArrayLike, n: int, upper: ArrayLike | None = None, *,
-                   auction: Any = None) -> Allocation:
-        """A :class:`~fedlib.mechanism.Allocation` of this mechanism hiring ``winners`` (in
-        selection order) out of ``n`` workers.
-
-        Parameters
-        ----------
-        winners : array_like of int
-            The winners' indices.
-        n : int
-            Number of workers.
-        upper : array_like, shape (n,), optional
-            The most it may pay each worker (default 0); the default :meth:`pay` pays it.
-        auction : optional
-            Anything ``pay`` needs later (e.g. the :class:`~fedlib.mechanism.Auction`).
-        """
-        index = np.asarray(winners, dtype=np.int64).reshape(-1)
-        selected = np.zeros(n, dtype=bool)
-        selected[index] = True
-        top = np.zeros(n) if upper is None else np.where(selected, np.asarray(upper, float), 0)
-        for array in (selected, index, top):
-            array.flags.writeable = False
-        return Allocation(mechanism=self.name, selected=selected, winners=index, upper=top,
-                          auction=auction)
-
-    def pay(self, allocation: Allocation, re: ArrayLike) -> np.ndarray:
-        """The upper payments of ``allocation``, whatever ``re`` (ex ante)."""
-        return np.array(allocation.upper, dtype=float)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
-
-
 def _missing(obj: Any) -> list[str]:
     """What ``obj`` (a class or an instance) lacks of the protocol, one phrase each."""
     missing = []
     for method, signature in (("select", "select(bids, Re, budget, *, costs=None, rng=None)"),
                               ("pay", "pay(allocation, re)")):
         function = getattr(obj, method, None)
-        if not callable(function):
+        cls = obj if isinstance(obj, type) else type(obj)
+        if not callable(function) or (  # MechanismBase's select needs a _select of its own
+                method == "select" and issubclass(cls, MechanismBase)
+                and cls.select is MechanismBase.select and cls._select is MechanismBase._select):
             missing.append(signature)
             continue
         try:

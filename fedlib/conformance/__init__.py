@@ -2,7 +2,8 @@
 seven of Figures 4-5, and run it in the federated setting.
 
 :func:`check_mechanism` takes any object of the mechanism protocol
-(:mod:`fedlib.analysis.conformance`; :class:`MechanismBase` is a convenient base) or a
+(:mod:`fedlib.analysis.conformance`; :class:`MechanismBase`, the built-ins' base, is a
+convenient one) or a
 ``PATH.py:CLASS`` / ``MODULE:CLASS`` string, searches random and adversarial instances for
 counterexamples to budget feasibility, individual rationality, truthfulness (misreported bids
 and delivering less than it can), monotonicity and running time
@@ -12,8 +13,9 @@ and delivering less than it can), monotonicity and running time
 pipeline (torch, Flower) is imported only when a federated run is asked for.
 """
 
-from fedlib.analysis.conformance import MechanismBase, conform, load
+from fedlib.analysis.conformance import conform, load
 from fedlib.conformance.certificate import Certificate
 from fedlib.conformance.check import check_mechanism
+from fedlib.mechanism import MechanismBase
 
 __all__ = ["Certificate", "MechanismBase", "check_mechanism", "conform", "load"]

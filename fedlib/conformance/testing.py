@@ -37,9 +37,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fedlib.analysis.conformance import MechanismBase, claimed
+from fedlib.analysis.conformance import claimed
 from fedlib.analysis.conformance_search import Search
-from fedlib.mechanism import MECHANISMS, RRAFL, OurMechanism, ProportionalShare, select
+from fedlib.mechanism import (
+    MECHANISMS,
+    RRAFL,
+    MechanismBase,
+    OurMechanism,
+    ProportionalShare,
+    select,
+)
 from fedlib.table import Table
 
 __all__ = [

@@ -29,6 +29,7 @@ from fedlib.mechanism.mechanisms import (
     ApproximateOptimal,
     BidGreedy,
     Mechanism,
+    MechanismBase,
     OurMechanism,
     ProportionalShare,
     ReputationGreedy,
@@ -67,8 +68,8 @@ from fedlib.mechanism.synthetic import synthetic_instance, utility_per_payment
 
 __all__ = [
     "CLAIMABLE", "MECHANISMS", "PROPERTIES", "RRAFL", "Allocation", "ApproximateOptimal",
-    "Auction", "BidGreedy", "IRReport", "Instance", "Mechanism", "OurMechanism", "Played",
-    "Property", "PropertyReport",
+    "Auction", "BidGreedy", "IRReport", "Instance", "Mechanism", "MechanismBase", "OurMechanism",
+    "Played", "Property", "PropertyReport",
     "ProportionalShare", "ReputationGreedy", "ReputationLedger", "VanillaFL", "Witness",
     "aggregation_weights", "attenuation", "budget_feasibility", "contributions",
     "detection_scores", "deviation_grid", "ex_ante_payments", "ex_post_payments",

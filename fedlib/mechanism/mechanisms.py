@@ -84,24 +84,49 @@ class Mechanism(Protocol):
         """Final payments, shape (n,), 0 for losers, given the internal reputations ``re``."""
 
 
-def _allocation(name: str, winners: np.ndarray, upper_of_winners: np.ndarray, n: int,
-                auction: Auction | None = None) -> Allocation:
-    selected = np.zeros(n, dtype=bool)
-    selected[winners] = True
-    upper = np.zeros(n)
-    upper[winners] = upper_of_winners
-    return Allocation(mechanism=name, selected=readonly(selected),
-                      winners=readonly(winners.astype(np.int64)), upper=readonly(upper),
-                      auction=auction)
+class MechanismBase:
+    """The base of every mechanism here, the built-ins and one's own (subclassing it is
+    optional: any object of the :class:`Mechanism` protocol fits).
 
+    A subclass sets ``name`` (and ``label``, default ``name``, and ``claims``, default none) and
+    defines ``select``, or ``_select`` on the inputs :meth:`select` has checked. :meth:`pay`
+    checks that the allocation is this mechanism's and that ``re`` has one non-negative entry
+    per worker, then pays ``_pay``: by default the allocation's upper payments whatever ``re``
+    (an ex-ante rule, as ``p_up`` of Eq. (15)). :meth:`allocation` builds what ``select``
+    returns; the built-ins build theirs with it too.
 
-class _Base:
-    """Validation and the default payment (``upper``), shared by all mechanisms."""
+    Examples
+    --------
+    Pay the auction's price ``rho*`` per unit of delivered reputation, at most what was
+    promised (``rho* min(re_i, Re_i)``), after Algorithm 1's selection:
+
+    >>> import numpy as np
+    >>> from fedlib.mechanism import select
+    >>> class PricePerUnit(MechanismBase):
+    ...     name, label = "price_per_unit", "Price per unit"
+    ...     claims = frozenset({"budget_feasible", "ir_honest", "truthful_honest"})
+    ...
+    ...     def select(self, bids, Re, budget, *, costs=None, rng=None):
+    ...         auction = select(bids, Re, budget)
+    ...         return self.allocation(auction.winners, len(auction.bids), auction.upper,
+    ...                                auction=auction)
+    ...
+    ...     def pay(self, allocation, re):
+    ...         a = allocation.auction
+    ...         return np.where(a.selected, a.rho_star * np.minimum(re, a.Re), 0.0)
+    >>> m = PricePerUnit()
+    >>> m.pay(m.select([4, 4.5, 100], [1, 1, 1], 10), [0.5, 1, 1]).tolist()
+    [2.5, 5.0, 0.0]
+    """
 
     name: ClassVar[str]
-    label: ClassVar[str]
     knows: ClassVar[Knowledge] = "bids"
-    claims: ClassVar[frozenset[str]]
+    claims: ClassVar[frozenset[str]] = frozenset()
+
+    @property
+    def label(self) -> str:
+        """The name shown in figures (default: :attr:`name`)."""
+        return self.name
 
     def select(self, bids: ArrayLike, Re: ArrayLike, budget: float, *,
                costs: ArrayLike | None = None,
@@ -116,15 +141,42 @@ class _Base:
             raise ValueError(f"allocation was made by {allocation.mechanism!r}, not {self.name!r}")
         return self._pay(allocation, _validate.per_worker(re, "re", allocation.selected.size))
 
+    def allocation(self, winners: ArrayLike, n: int, upper: ArrayLike | None = None, *,
+                   auction: Auction | None = None) -> Allocation:
+        """A read-only :class:`Allocation` of this mechanism hiring ``winners`` (in selection
+        order) out of ``n`` workers.
+
+        Parameters
+        ----------
+        winners : array_like of int
+            The winners' indices.
+        n : int
+            Number of workers.
+        upper : array_like, shape (n,), optional
+            The most it may pay each worker, kept for the winners only (default 0); the
+            default :meth:`pay` pays it.
+        auction : optional
+            Anything ``pay`` needs later (e.g. the :class:`~fedlib.mechanism.Auction`).
+        """
+        index = np.array(winners, dtype=np.int64).reshape(-1)
+        selected = np.zeros(n, dtype=bool)
+        selected[index] = True
+        top = np.zeros(n) if upper is None else np.where(selected, np.asarray(upper, float), 0)
+        return Allocation(mechanism=self.name, selected=readonly(selected),
+                          winners=readonly(index), upper=readonly(top), auction=auction)
+
     def _select(self, bids: np.ndarray, Re: np.ndarray, budget: float,
                 costs: ArrayLike | None, rng: np.random.Generator | None) -> Allocation:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} defines neither select nor _select")
 
     def _pay(self, allocation: Allocation, re: np.ndarray) -> np.ndarray:
-        return allocation.upper.copy()
+        return np.array(allocation.upper, dtype=float)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
 
 
-class _Algorithm1(_Base):
+class _Algorithm1(MechanismBase):
     """Selection by Algorithm 1 on ``Re`` (or on unit values); pays ``p_up`` unless overridden."""
 
     unit_values: ClassVar[bool] = False
@@ -132,8 +184,7 @@ class _Algorithm1(_Base):
     def _select(self, bids: np.ndarray, Re: np.ndarray, budget: float,
                 costs: ArrayLike | None, rng: np.random.Generator | None) -> Allocation:
         auction = _select(bids, np.ones_like(Re) if self.unit_values else Re, budget)
-        return Allocation(mechanism=self.name, selected=auction.selected,
-                          winners=auction.winners, upper=auction.upper, auction=auction)
+        return self.allocation(auction.winners, bids.size, auction.upper, auction=auction)
 
     def bid_breakpoints(self, bids: ArrayLike, Re: ArrayLike, budget: float,
                         worker: int) -> np.ndarray:
@@ -202,7 +253,7 @@ class ProportionalShare(_Algorithm1):
     unit_values: ClassVar[bool] = True
 
 
-class _PayAsBid(_Base):
+class _PayAsBid(MechanismBase):
     """Walk the workers in a mechanism-specific order, pay each its bid, and stop at the first
     bid that no longer fits in the remaining budget."""
 
@@ -216,7 +267,7 @@ class _PayAsBid(_Base):
                 costs: ArrayLike | None, rng: np.random.Generator | None) -> Allocation:
         order = self._order(bids, Re, rng)
         winners = order[: np.searchsorted(np.cumsum(bids[order]), budget, side="right")]
-        return _allocation(self.name, winners, bids[winners], bids.size)
+        return self.allocation(winners, bids.size, bids)
 
 
 @dataclass(frozen=True)
@@ -273,7 +324,7 @@ class ReputationGreedy(_PayAsBid):
 
 
 @dataclass(frozen=True)
-class ApproximateOptimal(_Base):
+class ApproximateOptimal(MechanismBase):
     """Approximate Optimal: the full-information knapsack benchmark.
 
     Knows the true costs (``costs`` is required; the bids are ignored). Maximises the sum of
@@ -315,7 +366,7 @@ class ApproximateOptimal(_Base):
         c = _validate.per_worker(costs, "costs", bids.size)
         solve = _knapsack.exact if self.exact else _knapsack.greedy
         winners = solve(Re, c, budget)
-        return _allocation(self.name, winners, c[winners], bids.size)
+        return self.allocation(winners, bids.size, c)
 
 
 _REGISTRY: dict[str, Mechanism] = {m.name: m for m in (

@@ -8,13 +8,12 @@ import pytest
 
 from fedlib.analysis.conformance import (
     PROPERTIES,
-    MechanismBase,
     Player,
     claimed,
     conform,
     load,
 )
-from fedlib.mechanism import MECHANISMS, RRAFL, Instance, select
+from fedlib.mechanism import MECHANISMS, RRAFL, Instance, MechanismBase, select
 
 THEOREM4 = Instance([4.0, 4.5, 100.0], [1.0, 1.0, 1.0], 10.0, [0.5, 1.0, 1.0])
 
@@ -65,6 +64,9 @@ class OldSelect(DuckTyped):
     (object(), r"^object does not fit the mechanism protocol: it lacks select\(bids, Re, "
                r"budget, \*, costs=None, rng=None\); pay\(allocation, re\); name \(a str\); "
                r"label \(a str\); claims .*; knows \('bids' or 'costs'\)"),
+    (type("Selectless", (MechanismBase,), {"name": "selectless"}),
+     r"^Selectless does not fit the mechanism protocol: it lacks select\(bids, Re, budget, "
+     r"\*, costs=None, rng=None\) \(see"),
     (type("Unnamed", (MechanismBase,), {"select": DuckTyped.select}),
      r"^Unnamed does not fit the mechanism protocol: it lacks name \(a str\)"),
     (type("Bad", (DuckTyped,), {"name": "a b"}), r"^Bad.name must be letters, digits"),
@@ -94,6 +96,9 @@ def test_the_base_builds_allocations_and_pays_ex_ante():
     assert a.selected.tolist() == [True, False, True] and not a.selected.flags.writeable
     assert m.pay(a, [1, 1, 1]).tolist() == [0.5, 0.0, 0.5]  # losers' upper payment is 0
     assert m.label == "half" and m.knows == "bids" and m.claims == frozenset()
+    with pytest.raises(ValueError, match="^allocation was made by 'rrafl', not 'half'$"):
+        m.pay(MECHANISMS["rrafl"].select([1, 1, 1], [1, 1, 1], 3), [1, 1, 1])
+    assert all(isinstance(m, MechanismBase) for m in MECHANISMS.values())  # the one base
     assert next(iter(PROPERTIES)) == "well_defined"
 
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 
 from fedlib.analysis.best_response import exact_bids
-from fedlib.analysis.conformance import MechanismBase, Player, claimed
+from fedlib.analysis.conformance import Player, claimed
 from fedlib.analysis.conformance_search import (
     ANCHORS,
     DEVIANTS,
@@ -33,7 +33,7 @@ from fedlib.analysis.conformance_search import (
     shrink,
     time_mechanism,
 )
-from fedlib.mechanism import MECHANISMS, Instance, select
+from fedlib.mechanism import MECHANISMS, Instance, MechanismBase, select
 from fedlib.paper.examples import THEOREM4, THEOREM4_LIE
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mechanism"))

@@ -14,7 +14,7 @@ import fedlib.conformance
 from fedlib.conformance import Certificate, check_mechanism
 from fedlib.conformance.report import save
 from fedlib.experiments.auction_sweeps import SEVEN
-from fedlib.mechanism import MECHANISMS, RRAFL
+from fedlib.mechanism import MECHANISMS, RRAFL, MechanismBase
 from fedlib.mechanism.mechanisms import _REGISTRY, registered
 
 
@@ -108,3 +108,7 @@ def test_registration_lasts_the_block_and_refuses_a_taken_name():
         pass
     assert MECHANISMS["ours"] != impostor
 
+
+def test_the_kit_exports_the_built_ins_base():
+    assert fedlib.conformance.MechanismBase is MechanismBase
+    assert isinstance(MECHANISMS["rrafl"], fedlib.conformance.MechanismBase)

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: failing workers and on the Deployment Runtime, run in both modes alike, and whose fast
 #: comparison with the batched engine is the unit tests' (tests/flower). Executing it twice
 #: cost CI several minutes of its two cores; a reader still runs it in fast mode as any other.
-FULL_SCALE_ONLY = ("06b_federation",)
+FULL_SCALE_ONLY = ("09_federation",)
 #: The caption of the part of ``_toc.yml`` that holds no chapter of the book proper.
 BACK_MATTER = "Back matter"
 
@@ -184,7 +184,7 @@ def exercises(text: str) -> list[Exercise]:
 
 def chapter_titles(root: Path = ROOT) -> dict[str, str]:
     """The title (first ``# `` heading) of every chapter of the table of contents, keyed by
-    its file name without folder or suffix (e.g. ``"04_proofs"``)."""
+    its file name without folder or suffix (e.g. ``"05_proofs"``)."""
     titles = {}
     for name in toc_files(root):
         path = root / f"{name}.md"

@@ -3,7 +3,7 @@ book's browser test would: raw TeX, broken images, tables wider than their colum
 without a caption, error outputs. For writers of chapters; the full build is
 ``scripts/build_book.sh``.
 
-    FEDLIB_DATA=... python scripts/preview_chapter.py chapters/03_auction.md [--full]
+    FEDLIB_DATA=... python scripts/preview_chapter.py chapters/04_auction.md [--full]
 
 Fast mode (``FEDLIB_FAST=1``) unless ``--full``. The page and a full-page screenshot go to
 ``_build/preview/<chapter>/``. Links to other chapters are not resolved in a one-page book;
@@ -50,7 +50,7 @@ def build(chapter: Path, out: Path, full: bool) -> Path:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("chapter", type=Path, help="a chapter's .md, e.g. chapters/03_auction.md")
+    parser.add_argument("chapter", type=Path, help="a chapter's .md, e.g. chapters/04_auction.md")
     parser.add_argument("--full", action="store_true", help="paper scale, not fast mode")
     args = parser.parse_args()
     data = os.environ.get("FEDLIB_DATA", "")

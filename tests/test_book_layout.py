@@ -13,12 +13,14 @@ from jupytext.config import load_jupytext_config
 from packaging.requirements import Requirement
 
 from fedlib.book import (
+    BACK_MATTER,
     FULL_SCALE_ONLY,
     ROOT,
     chapter_titles,
     fast_checked_chapters,
     notebook_chapters,
     toc_files,
+    toc_parts,
 )
 
 
@@ -47,6 +49,41 @@ def test_chapter_titles_come_from_the_first_heading(tmp_path):
     (tmp_path / "intro.md").write_text("---\ntitle: x\n---\n\n## Not this\n# Welcome\n")
     (tmp_path / "chapters" / "01_a.md").write_text("# First  \n# Second\n")
     assert chapter_titles(tmp_path) == {"intro": "Welcome", "01_a": "First", "02_b": "02_b"}
+
+
+
+#: A label of a chapter's section, figure or exercise carries the chapter's number
+#: (``(fig-07-shares)=`` in ``07_federated.md``).
+CHAPTER_LABEL = re.compile(r"^\((?:sec|fig|ex)-(\d+)-", flags=re.MULTILINE)
+
+
+def numbering_problems(numbered: list[str], texts: dict[str, str]) -> list[str]:
+    """How the files of the numbered parts (``chapters/07_federated``, in ``_toc.yml``'s order)
+    disagree with the numbers the book prints for them: Sphinx numbers the chapters of the
+    numbered parts 1, 2, 3... in that order, so the n-th file's name must start with n (two
+    digits), and the labels in its text (``texts``, by file) with the same number."""
+    problems = []
+    for printed, name in enumerate(numbered, start=1):
+        stem = name.rsplit("/", 1)[-1]
+        if not stem.startswith(f"{printed:02d}_"):
+            problems.append(f"{stem} prints as chapter {printed}")
+        labels = {int(n) for n in CHAPTER_LABEL.findall(texts.get(name, ""))} - {printed}
+        problems += [f"{stem} has labels of chapter {n}" for n in sorted(labels)]
+    return problems
+
+
+def test_file_numbers_are_the_printed_chapter_numbers():
+    numbered = [name for caption, names in toc_parts().items() if caption != BACK_MATTER
+                for name in names]
+    texts = {name: (ROOT / f"{name}.md").read_text() for name in numbered}
+    assert numbering_problems(numbered, texts) == []
+
+
+def test_a_file_number_other_than_the_printed_one_is_found():
+    numbered = ["chapters/01_a", "chapters/03_b", "chapters/02_c"]
+    texts = {"chapters/01_a": "(fig-01-x)=\n(sec-02-y)=\n", "chapters/03_b": "(ex-02-z)=\n"}
+    assert numbering_problems(numbered, texts) == [
+        "01_a has labels of chapter 2", "03_b prints as chapter 2", "02_c prints as chapter 3"]
 
 
 #: A paste of a number from another page without a format: the bare ``{glue}`` role prints it

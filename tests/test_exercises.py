@@ -62,8 +62,8 @@ def problems(text: str) -> list[str]:
 def test_the_teaching_chapters_are_every_chapter_of_the_book_proper():
     names = {path.stem for path in teaching_chapters()}
     assert names == {path.stem for path in notebook_chapters() if path.stem[:2].isdigit()}
-    assert {"00_overview", "04_proofs", "06_federated", "06b_federation", "07_reproducibility",
-            "11_cold_start", "12_design_mechanism"} <= names
+    assert {"01_overview", "05_proofs", "07_federated", "09_federation", "08_reproducibility",
+            "14_cold_start", "10_design_mechanism"} <= names
 
 
 @pytest.mark.parametrize("chapter", teaching_chapters(), ids=lambda p: p.stem)

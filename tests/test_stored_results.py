@@ -32,12 +32,12 @@ from fedlib.fl.task import TaskOptions
 from fedlib.storage import results, stored, tolerance, verification
 
 RESULTS = stored.results_dir()
-FEDERATED_CHAPTER = "chapters/06_federated"
-REPORT_CHAPTER = "chapters/07_reproducibility"
-SENSITIVITY_CHAPTER = "chapters/10_sensitivity"
-ADVERSARIAL_CHAPTER = "chapters/09_adversarial"
-COLD_START_CHAPTER = "chapters/11_cold_start"
-SHAPLEY_CHAPTER = "chapters/08_shapley"
+FEDERATED_CHAPTER = "chapters/07_federated"
+REPORT_CHAPTER = "chapters/08_reproducibility"
+SENSITIVITY_CHAPTER = "chapters/13_sensitivity"
+ADVERSARIAL_CHAPTER = "chapters/12_adversarial"
+COLD_START_CHAPTER = "chapters/14_cold_start"
+SHAPLEY_CHAPTER = "chapters/11_shapley"
 NAMES = sorted(str(path.relative_to(RESULTS).with_suffix(""))
                for path in RESULTS.rglob("*.json"))
 

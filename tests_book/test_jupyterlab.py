@@ -39,7 +39,7 @@ from selenium.webdriver.common.keys import Keys
 
 from fedlib.book import ROOT, notebook_chapters
 
-WIDGET_CHAPTER = "03_auction.md"
+WIDGET_CHAPTER = "04_auction.md"
 SLIDER = ".widget-slider .noUi-handle, .widget-hslider .noUi-handle"
 #: jupyterlab-myst renders each markdown cell on its own, so a reference to a figure named in a
 #: code cell's metadata, or to another chapter's target, is "not found" and logged as an error:

@@ -1,5 +1,5 @@
 """Figures are numbered per chapter ("Fig. 3.2", the second figure of chapter 3), so that the
-book's figure numbers are never taken for the paper's (chapter 01's third figure is not "Fig. 3",
+book's figure numbers are never taken for the paper's (chapter 2's third figure is not "Fig. 3",
 which a reader would read as the paper's Figure 3). The chapters of the book's parts are
 numbered (``numbered: 1`` in ``_toc.yml``) and Sphinx then numbers figures within them."""
 

@@ -204,7 +204,7 @@ class _FoldedOutputs(HTMLParser):
 
 
 def test_folded_outputs_are_printed(book, html_dir):
-    """An output folded in the HTML (e.g. chapter 11's table of the paper's claims) prints."""
+    """An output folded in the HTML (e.g. chapter 14's table of the paper's claims) prints."""
     _, texts = book
     printed = _squeezed("".join(texts))
     missing = []

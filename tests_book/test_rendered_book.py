@@ -67,7 +67,7 @@ def test_search_page_finds_a_chapter(driver, html_dir):
 
 def execution_rows(page: str) -> dict[str, str]:
     """The rows of a built page's execution table (myst-nb's ``nb-exec-table``): each executed
-    document's status ("✅", or "❌" when it failed), by its name ("chapters/03_auction")."""
+    document's status ("✅", or "❌" when it failed), by its name ("chapters/04_auction")."""
     tables = [table for table in re.findall(r"<table.*?</table>", page, flags=re.S)
               if "Run Time (s)" in table]
     if not tables:

@@ -17,8 +17,8 @@ import numpy as np
 from fedlib.mechanism import Instance, PropertyReport, deviation_grid, select
 from fedlib.table import Table
 
-#: The book's random instances of the theorems (chapter 04, and the reproducibility report's
-#: counts, which are therefore chapter 04's): the generator's seed, how many instances
+#: The book's random instances of the theorems (chapter 5, and the reproducibility report's
+#: counts, which are therefore chapter 5's): the generator's seed, how many instances
 #: Theorems 1 and 2 are checked on, and how many of the first of them are swept bid by bid for
 #: Theorem 4.
 THEOREM_SEED = 2022

@@ -3,7 +3,7 @@
 Both sweeps of :mod:`fedlib.experiments.auction_sweeps` (the budget at 100 workers, the number
 of workers at B = 125, on the paper's synthetic workers) with the user's mechanism registered
 next to :data:`~fedlib.experiments.auction_sweeps.SEVEN`: every mechanism plays the same
-workers, so the curves differ only by the mechanisms. The figures are those of chapter 05
+workers, so the curves differ only by the mechanisms. The figures are those of chapter 6
 (:mod:`fedlib.viz.mechanisms`): the utility of unit payments, and what lies behind it (winners,
 share of the budget paid, reputation per unit of cost, markup).
 """
@@ -23,7 +23,7 @@ from fedlib.paper.settings import FIG4_WORKERS, FIG5_BUDGET, PAPER_BUDGETS, PAPE
 from fedlib.table import Table
 from fedlib.viz.mechanisms import spending_figure, sweep_figure
 
-#: Trials per point of each sweep by default (chapter 05 runs 1000).
+#: Trials per point of each sweep by default (chapter 6 runs 1000).
 DEFAULT_TRIALS = 200
 #: What :meth:`Comparison.table` averages over each sweep's points.
 COLUMNS = {"metric": "utility per unit paid", "winners": "winners",

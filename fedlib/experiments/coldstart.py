@@ -2,7 +2,7 @@
 noisy workers, and which setting the paper leaves open removes it.
 
 What the map finds, and why a fresh LeNet-5 per task (our reading of the paper's Section 6)
-starts cold, is computed in chapter 11 (``chapters/11_cold_start.md``). The experiment is a
+starts cold, is computed in chapter 14 (``chapters/14_cold_start.md``). The experiment is a
 one-at-a-time sweep (:class:`~fedlib.experiments.sensitivity.SensitivityConfig` of another
 kind) around ours on Fashion-MNIST, 20 tasks (the first 5 not evaluated), that changes one
 setting at a time (:data:`COLD_START_VALUES`). Its records keep every round's contributions,

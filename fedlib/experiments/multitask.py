@@ -58,7 +58,7 @@ from fedlib.runtime import progress
 
 #: Our budget per task; the paper does not state it. It is the smallest budget of the stored
 #: budget sweep (``budget_sweep.SWEEP_BUDGETS``) at which the first MNIST auction reaches the
-#: clean workers (chapter 06, ``sec-06-budget-choice``).
+#: clean workers (chapter 7, ``sec-07-budget-choice``).
 DEFAULT_BUDGET = 60.0
 #: The mechanisms of Tables 2-3.
 TABLE_MECHANISMS = ("ours", "rrafl", "vanilla", "bid_greedy", "reputation_greedy")

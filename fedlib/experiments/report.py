@@ -115,7 +115,7 @@ def complexity_claim(scaling: ScalingResult) -> Claim:
 def theorem_claims(n_instances: int = THEOREM_INSTANCES,
                    truth_instances: int = TRUTH_INSTANCES,
                    seed: int = THEOREM_SEED) -> list[Claim]:
-    """Theorems 1-4 on random instances drawn as chapter 04 draws them (``n_instances`` from
+    """Theorems 1-4 on random instances drawn as chapter 5 draws them (``n_instances`` from
     ``numpy.random.default_rng(seed)``; Theorems 1 and 2 on all of them, Theorem 4 swept on the
     first ``truth_instances``), and the two counterexamples."""
     if not 0 < truth_instances <= n_instances:

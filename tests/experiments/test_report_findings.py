@@ -38,8 +38,8 @@ def test_theorems():
 
 
 def test_the_theorem_counts_are_chapter_04s():
-    """The report draws the instances of chapter 04 (its seed and counts, read from the same
-    constants) and counts exactly what chapter 04's checks count on them."""
+    """The report draws the instances of chapter 5 (its seed and counts, read from the same
+    constants) and counts exactly what chapter 5's checks count on them."""
     from fedlib.mechanism import (
         MECHANISMS,
         budget_feasibility,

@@ -4,7 +4,7 @@ against the batched engine, and with failing workers; the strategy and the app b
 Two runs through ``flwr run`` against a SuperLink started for each, their ClientApps on the Ray
 head the module shares (``shared_ray_head`` of tests/conftest.py, ``RAY_ADDRESS`` as
 for a cluster): the smoke-sized federation through the command line, and the same with outages. The
-Deployment Runtime is checked by chapter 06b (a SuperLink, six SuperNodes, one stopped
+Deployment Runtime is checked by chapter 9 (a SuperLink, six SuperNodes, one stopped
 mid-task, every process gone after the run), which CI executes in its full build.
 """
 

@@ -42,7 +42,7 @@ def test_every_display_of_eq13_is_the_papers(chapter):
 def test_the_check_finds_the_displays_and_a_swapped_alpha():
     # The reputation chapter states Eq. (13) (twice); other chapters link to it rather than
     # retype it, but any that does is held to the paper's form.
-    assert len(displays((ROOT / "chapters" / "02_reputation.md").read_text())) >= 2
+    assert len(displays((ROOT / "chapters" / "03_reputation.md").read_text())) >= 2
     swapped = r"$Re_i^{\tau} = \alpha Re_i^{\tau-1} + (1-\alpha) re_i^{\tau}$, and"
     assert normalised(displays(swapped)[0]) != normalised(EQ13)
     assert normalised(displays(r"$$Re_i^\tau = \alpha_i\, re_i^\tau + (1 - \alpha_i)\, "

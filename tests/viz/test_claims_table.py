@@ -15,7 +15,7 @@ from fedlib.viz.claims import (
     verdict_figure,
 )
 
-TITLES = {"04_proofs": "Proofs <and> counterexamples"}
+TITLES = {"05_proofs": "Proofs <and> counterexamples"}
 PROOFS = [Claim("Theorem 4", "truthfulness", "u = -0.667 < 0", "the paper is wrong",
                 "false theorem"),
           Claim("Theorem 2", "budget feasibility", "0 of 9", "reproduced")]
@@ -51,12 +51,12 @@ def test_the_severity_stands_beneath_a_wrong_verdict():
 
 
 def test_claims_by_chapter_come_under_a_band_that_links_to_it():
-    page = claims_html({"04_proofs": PROOFS, "06_federated": TABLES}, TITLES)
+    page = claims_html({"05_proofs": PROOFS, "07_federated": TABLES}, TITLES)
     assert page.count("<tr>") == 1 + 2 + 3  # header, two bands, three claims
-    assert page.count("<a href='04_proofs.html'>Proofs &lt;and&gt; counterexamples</a>") == 1
-    assert "<a href='06_federated.html'>06_federated</a>" in page  # no title: the file name
-    assert page.index("04_proofs.html") < page.index("Theorem 4") < page.index(
-        "06_federated.html") < page.index("Table 2")  # each band above its claims
+    assert page.count("<a href='05_proofs.html'>Proofs &lt;and&gt; counterexamples</a>") == 1
+    assert "<a href='07_federated.html'>07_federated</a>" in page  # no title: the file name
+    assert page.index("05_proofs.html") < page.index("Theorem 4") < page.index(
+        "07_federated.html") < page.index("Table 2")  # each band above its claims
     assert "colspan='3'" in page and _fits_its_column(page)
 
 
@@ -78,12 +78,12 @@ def test_reading_pairs_side_by_side_with_whether_the_verdict_changes():
 
 
 def test_verdict_figure_stacks_the_counts_per_chapter():
-    fig = verdict_figure({"04_proofs": PROOFS, "06_federated": TABLES}, TITLES)
+    fig = verdict_figure({"05_proofs": PROOFS, "07_federated": TABLES}, TITLES)
     ax = fig.axes[0]
     widths = sorted(p.get_width() for p in ax.patches if p.get_width() > 0)
     assert widths == [1, 1, 1]
     assert len(ax.patches) == 2 * len(VERDICTS)  # two chapters, one bar per verdict each
     # long titles wrap onto two lines, leaving the bars room
     assert [t.get_text() for t in ax.get_yticklabels()] == ["Proofs <and>\ncounterexamples",
-                                                           "06_federated"]
+                                                           "07_federated"]
     assert outside_canvas(fig) == []

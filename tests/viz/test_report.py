@@ -13,11 +13,11 @@ from fedlib.viz.report import compute_figure, drift_figure, readings_html
 
 
 def test_readings_table_has_a_row_per_reading_and_fits_its_column():
-    page = readings_html(READINGS, {"06_federated": "Federated experiments"})
+    page = readings_html(READINGS, {"07_federated": "Federated experiments"})
     assert page.count("<tr>") == 1 + len(READINGS)
     assert all(f"<code>{html.escape(r.parameter)}</code>" in page for r in READINGS)
     assert all(f"<b>{html.escape(r.topic)}</b>" in page for r in READINGS)
-    assert "<a href='06_federated.html'>Federated experiments</a>" in page
+    assert "<a href='07_federated.html'>Federated experiments</a>" in page
     # three columns of fixed widths that fill the text column, whatever the text
     assert page.startswith("<table style='width:100%;table-layout:fixed")
     assert page.count("<col style=") == 3 and page.count("<th ") == 3

@@ -76,8 +76,3 @@ def order_record(order: torch.Tensor) -> ArrayRecord:
 def order_of(record: ArrayRecord) -> torch.Tensor:
     """The batch order of an ArrayRecord made by :func:`order_record`."""
     return model_of(record)["order"]
-
-
-def metric(message: Message, key: str) -> Any:
-    """One value of a reply's ``"metrics"`` record."""
-    return message.content.metric_records["metrics"][key]

@@ -16,12 +16,15 @@ one after another over the nodes of a Flower grid, with the same steps and formu
    (:meth:`~fedlib.experiments.run_state.RunState.settle`), and a ``query.payment`` to every
    winner.
 
-**Workers that do not answer.** A worker that does not answer the bid request is left out of
-that task's auction. A winner whose model does not arrive in a round fails that round's check
-(:mod:`fedlib.flower.strategy`), so its task contribution, trust and ``re`` fall as for a
-failed check and it is paid ex post accordingly; nothing else of the task is lost. The record
-of such a task lists the missing answers under ``"no_reply"`` as ``[round, worker]`` pairs
-(round -1: the bid request), and the missing winners' margins as None.
+**Workers that do not answer.** A worker that does not answer the bid request, or answers it
+with a bid that is not a finite non-negative number, is left out of that task's auction (a
+warning names it, and the record counts it as no answer); an answer that names no worker of the
+run, or a worker another node already answered for, is ignored with a warning. A winner whose
+model does not arrive in a round fails that round's check (:mod:`fedlib.flower.strategy`), so
+its task contribution, trust and ``re`` fall as for a failed check and it is paid ex post
+accordingly; nothing else of the task is lost. The record of such a task lists the missing
+answers under ``"no_reply"`` as ``[round, worker]`` pairs (round -1: the bid request), and the
+missing winners' margins as None.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from fedlib.fl.engine import BatchedEngine, batch_orders
 from fedlib.fl.models import MODEL_FOR_DATASET
 from fedlib.fl.seeding import torch_generator, torch_threads
 from fedlib.fl.task import Sample, finish_task, publisher_tensors
-from fedlib.flower.messages import BID, PAYMENT, metric, model_of, model_record, request
+from fedlib.flower.messages import BID, PAYMENT, model_of, model_record, request
 from fedlib.flower.strategy import MechanismStrategy, TaskPlan, missing_models, round_records
 from fedlib.runtime import progress
 
@@ -143,10 +146,25 @@ def _collect_bids(grid: Grid, nodes: list[int], task: int, workers: int, timeout
     replies = grid.send_and_receive([request(BID, node, ConfigRecord({"task": task}))
                                      for node in nodes], timeout=timeout)
     for message in replies:
-        if not message.has_error():
-            worker = int(metric(message, "worker"))
-            bids[worker] = float(metric(message, "bid"))
-            node_of[worker] = message.metadata.src_node_id
+        if message.has_error():
+            continue
+        node = message.metadata.src_node_id
+        metrics = message.content.metric_records.get("metrics", {})
+        if not {"worker", "bid"} <= set(metrics):
+            logger.warning("task %d: node %s answered the bid request without a worker and a "
+                           "bid; ignored", task, node)
+            continue
+        worker, bid = int(metrics["worker"]), float(metrics["bid"])
+        if not 0 <= worker < workers or worker in node_of:
+            logger.warning("task %d: ignored node %s's bid for worker %d (the run has workers "
+                           "0..%d, each bidding from one node)", task, node, worker, workers - 1)
+        elif not (np.isfinite(bid) and bid >= 0):
+            logger.warning("task %d: worker %d bid %r, not a finite non-negative number; it is "
+                           "left out of the auction", task, worker, bid)
+            node_of[worker] = node
+        else:
+            bids[worker] = bid
+            node_of[worker] = node
     return bids, node_of
 
 

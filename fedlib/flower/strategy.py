@@ -25,7 +25,11 @@ around the rounds (bids, auction, ex-post payments, reputations) are the ServerA
 reply for a node that fails, none for one that times out) has submitted nothing: that round it
 is recorded as failing the leave-one-out check, with contribution 0 and weight 0 (``passed``
 false, ``margin`` NaN), and the round is scored on the models that did arrive; if none arrives,
-the global model stays as it was.
+the global model stays as it was. A reply that holds no model the round can score counts the
+same (logged as a warning): one without an ``"arrays"`` record, with other layers or shapes
+than the global model's, or with a value that is not finite (a single NaN model would make the
+loss of the average, and so every winner's leave-one-out check, NaN). A reply from a node that
+runs none of the task's winners is ignored with a warning.
 """
 
 from __future__ import annotations
@@ -137,11 +141,16 @@ class MechanismStrategy(Strategy):
         round's record is the MetricRecord."""
         if self.current_arrays is None:
             raise RuntimeError("aggregate_train before configure_train: nothing was sent")
-        device = self.engine.device
-        params = model_of(self.current_arrays, device)
+        params = model_of(self.current_arrays, self.engine.device)
         position = {node: i for i, node in enumerate(self.plan.nodes)}
-        models = {position[message.metadata.src_node_id]: model_of(arrays_of(message), device)
-                  for message in replies if not message.has_error()}
+        models = {}
+        for message in replies:
+            node = message.metadata.src_node_id
+            if node not in position:
+                logger.warning("task %d, round %d: ignored a reply from node %s, which runs "
+                               "no winner", self.plan.task, server_round, node)
+            elif (model := self._returned_model(message, params, server_round)) is not None:
+                models[position[node]] = model
         arrived = sorted(models)
         if arrived:
             stacked = {key: torch.stack([models[i][key] for i in arrived]) for key in params}
@@ -154,6 +163,29 @@ class MechanismStrategy(Strategy):
                                  None)
         k = len(self.plan.winners)
         return model_record(params), round_metrics(_widen(record, arrived, k), arrived, k)
+
+    def _returned_model(self, message: Message, params: dict[str, torch.Tensor],
+                        server_round: int) -> dict[str, torch.Tensor] | None:
+        """The model a reply returns, or None when it returns none the round can score (an
+        error reply; no ``"arrays"``; other layers or shapes than ``params``; a value that is
+        not finite)."""
+        if message.has_error():
+            return None
+        problem = None
+        if "arrays" not in message.content.array_records:
+            problem = "no model"
+        else:
+            model = model_of(arrays_of(message), self.engine.device)
+            if model.keys() != params.keys() or any(
+                    model[key].shape != value.shape for key, value in params.items()):
+                problem = "a model of other layers or shapes than the global model's"
+            elif not all(bool(torch.isfinite(value).all()) for value in model.values()):
+                problem = "a model with values that are not finite"
+        if problem is not None:
+            logger.warning("task %d, round %d: node %s returned %s; it counts as no model",
+                           self.plan.task, server_round, message.metadata.src_node_id, problem)
+            return None
+        return model
 
     def configure_evaluate(self, server_round: int, arrays: ArrayRecord, config: ConfigRecord,
                            grid: Grid) -> Iterable[Message]:

@@ -3,14 +3,14 @@
 For each n the script draws random instances of the kit's kind with n workers and times, on
 the paper's mechanism, two ways of finding what misreporting gains a worker:
 
-* **exact**: :func:`fedlib.analysis.best_response.best_response` of
-  :data:`~fedlib.analysis.conformance_search.DEVIANTS` workers (every worker when there are
+* **exact**: :func:`fedlib.conformance.best_response.best_response` of
+  :data:`~fedlib.conformance.search.DEVIANTS` workers (every worker when there are
   fewer), each playing one bid per interval between its breakpoints (about ``4 n`` plays of an
   ``O(n log n)`` selection: ``O(n^2 log n)`` per worker);
-* **search**: :func:`fedlib.analysis.conformance_search.search` of the same instance with
+* **search**: :func:`fedlib.conformance.search.search` of the same instance with
   the mechanism's ``bid_breakpoints`` hidden, as the kit searches a mechanism that does not
   say where its steps are (the same number of deviants, a sample of
-  :data:`~fedlib.analysis.conformance_search.BIDS` bids each, plus the IR, budget,
+  :data:`~fedlib.conformance.search.BIDS` bids each, plus the IR, budget,
   monotonicity, delivery and pair checks it always makes).
 
 It prints the median seconds of each over ``--repeats`` instances, their ratio
@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 from _sizes import parse_sizes
 
-from fedlib.analysis.best_response import best_response
-from fedlib.analysis.conformance_search import DEVIANTS, random_cases, search
+from fedlib.conformance.best_response import best_response
+from fedlib.conformance.search import DEVIANTS, random_cases, search
 from fedlib.mechanism import MECHANISMS
 
 

@@ -1,13 +1,16 @@
 """fedlib's layers depend downwards only, and no module imports itself back.
 
-``cli`` -> ``conformance`` -> ``viz`` and ``flower`` -> ``storage`` -> ``experiments`` -> ``fl``
-and ``analysis`` -> ``mechanism`` (``fl`` trains models, ``analysis`` computes with numpy alone;
-neither imports the other), with the bottom modules (``runtime``, ``book``, ``paper``,
-``table``: anything directly under ``fedlib/`` that is not a layer) below them all, and
-``checks`` (the argument checks every layer shares) below those. Imports are
+``cli`` -> ``conformance`` -> ``viz`` and ``flower`` -> ``storage`` -> ``experiments`` ->
+``conformance.search`` -> ``fl`` and ``analysis`` -> ``mechanism`` (``fl`` trains models,
+``analysis`` computes with numpy alone; neither imports the other), with the bottom modules
+(``runtime``, ``book``, ``paper``, ``table``: anything directly under ``fedlib/`` that is not a
+layer) below them all, and ``checks`` (the argument checks every layer shares) below those.
+``conformance.search`` is a sub-layer: the conformance kit's numpy-only modules (its mechanism
+protocol, counterexample search and exact best response), which rank apart from the rest of
+their package, import no ``fl`` and load neither torch nor the kit's figures. Imports are
 read from the source (every ``import`` statement, those inside functions too), so a lazy import
-does not hide a dependency. The map of ``fedlib/README.md`` must name every layer and bottom
-module, in this order, and only files that exist.
+does not hide a dependency. The map of ``fedlib/README.md`` must name every layer, sub-layer
+module and bottom module, in this order, and only files that exist.
 """
 
 from __future__ import annotations
@@ -26,8 +29,19 @@ PACKAGE = Path(fedlib.__file__).parent
 #: Rank of each layer: a module may import its own layer and the layers of lower rank
 #: (``fedlib.__main__``, ``python -m fedlib``, is the command line's entry point; the argument
 #: checks of ``fedlib.checks`` lie below the bottom modules, which may all use them).
-LAYERS = {"checks": -1, "mechanism": 1, "fl": 2, "analysis": 2, "experiments": 3, "storage": 4,
-          "viz": 5, "flower": 5, "conformance": 6, "cli": 7, "__main__": 8}
+LAYERS = {"checks": -1, "mechanism": 1, "fl": 2, "analysis": 2, "conformance.search": 3,
+          "experiments": 4, "storage": 5, "viz": 6, "flower": 6, "conformance": 7, "cli": 8,
+          "__main__": 9}
+#: The sub-layers: modules of a layer's package that form a layer of their own, below the rest
+#: of the package. The conformance kit's protocol, search and best response compute with numpy
+#: alone, so they rank with analysis (above it: the search reads its auction steps and timing
+#: fits) and may import each other, never the rest of the kit.
+SUBLAYERS = {f"fedlib.conformance.{name}": "conformance.search"
+             for name in ("protocol", "search", "best_response")}
+#: The layers that compute with numpy alone: they import no module of ``fl`` (torch), even where
+#: it ranks below them, and importing them loads none of ``HEAVY``.
+NUMPY_ONLY = ("mechanism", "analysis", "conformance.search")
+HEAVY = ("torch", "matplotlib", "ipywidgets", "flwr")
 
 
 def module_name(path: Path) -> str:
@@ -36,7 +50,10 @@ def module_name(path: Path) -> str:
 
 
 def layer(module: str) -> str:
-    """``fedlib.fl.engine`` -> ``fl``; a bottom module is its own layer (``runtime``)."""
+    """``fedlib.fl.engine`` -> ``fl``; ``fedlib.conformance.search`` -> its sub-layer,
+    ``conformance.search``; a bottom module is its own layer (``runtime``)."""
+    if module in SUBLAYERS:
+        return SUBLAYERS[module]
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "fedlib"
 
@@ -110,6 +127,24 @@ def test_the_package_root_imports_no_module_of_its_own():
                           check=True).stdout.strip() == "[]"
 
 
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if layer(m) in NUMPY_ONLY))
+def test_a_numpy_only_module_imports_no_torch_layer(module):
+    assert not [target for target in GRAPH[module] if layer(target) == "fl"]
+
+
+def loaded(modules: list[str]) -> list[str]:
+    """The packages of ``HEAVY`` that a fresh interpreter holds after importing ``modules``
+    (with their packages' ``__init__``, which the source alone does not show)."""
+    code = (f"import importlib, sys\nfor name in {modules!r}:\n    importlib.import_module(name)\n"
+            f"print(sorted(set({HEAVY!r}) & set(sys.modules)))")
+    return ast.literal_eval(subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                           text=True, check=True).stdout)
+
+
+def test_the_numpy_only_layers_load_no_torch_figures_widgets_or_flower():
+    assert loaded(sorted(m for m in MODULES if layer(m) in NUMPY_ONLY)) == []
+
+
 def test_no_import_cycles():
     cycle = find_cycle(GRAPH)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
@@ -123,23 +158,31 @@ def test_the_checks_can_fail():
     assert rank("fedlib.experiments.multitask") > rank("fedlib.fl.engine") > rank("fedlib.runtime")
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+    assert layer("fedlib.conformance.best_response") == "conformance.search"
+    assert rank("fedlib.experiments") > rank("fedlib.conformance.search") > rank(
+        "fedlib.analysis.claims")
+    assert rank("fedlib.conformance.check") > rank("fedlib.viz")
+    assert loaded(["fedlib.conformance.check", "fedlib.fl.engine"]) == ["matplotlib", "torch"]
 
 
 def map_problems(text: str, package: Path = PACKAGE) -> list[str]:
     """What is wrong with the map ``text`` (``fedlib/README.md``): its layer table (the first
     table, top layer first) must name every package and bottom module directly under
     ``package``, no other, with their ranks never rising down the table; every backticked
-    ``*.py`` or ``*/`` path it names must exist under ``package``."""
+    ``*.py`` or ``*/`` path it names must exist under ``package``. A sub-layer's modules are
+    named in its own row (``conformance/search.py``)."""
     first_table = text.split("\n\n| ", 1)[1].split("\n\n", 1)[0]
     rows = [re.findall(r"`([^`]+)`", line.split("|")[1]) for line in first_table.splitlines()[2:]]
     named = [name for row in rows for name in row]
     entries = {f"{p.name}/" if p.is_dir() else p.name for p in package.iterdir()
                if (p.is_dir() and (p / "__init__.py").exists())
                or (p.suffix == ".py" and p.name not in ("__init__.py", "__main__.py"))}
+    entries |= {f"{module.removeprefix('fedlib.').replace('.', '/')}.py" for module in SUBLAYERS}
     problems = [f"the map names {name}, which is not a layer or bottom module"
                 for name in named if name not in entries]
     problems += [f"the map misses {entry}" for entry in sorted(entries - set(named))]
-    ranks = [{rank(f"fedlib.{name.removesuffix('/').removesuffix('.py')}") for name in row}
+    ranks = [{rank("fedlib." + name.removesuffix("/").removesuffix(".py").replace("/", "."))
+              for name in row}
              for row in rows]
     if any(len(r) != 1 for r in ranks) or [max(r) for r in ranks] != sorted(
             (max(r) for r in ranks), reverse=True):
@@ -162,6 +205,8 @@ def test_the_map_check_can_fail():
     swapped = text.replace("| `cli/` |", "| `@@/` |").replace("| `mechanism/` |", "| `cli/` |")
     assert any("not in the layer order" in p
                for p in map_problems(swapped.replace("| `@@/` |", "| `mechanism/` |")))
+    assert map_problems(text.replace("`conformance/search.py`, ", "", 1)) == [
+        "the map misses conformance/search.py"]
     assert map_problems(text.replace("`fl/engine.py`", "`fl/motor.py`")) == [
         "the map names fl/motor.py, which does not exist"]
 

@@ -31,15 +31,15 @@ import argparse
 import importlib.util
 import sys
 
-from fedlib.analysis.conformance import load
-from fedlib.analysis.conformance_search import SIZES
 from fedlib.cli.reproduce import at_least
 from fedlib.cli.text import plain
 from fedlib.conformance import check_mechanism
 from fedlib.conformance.check import DEFAULT_INSTANCES
 from fedlib.conformance.comparison import DEFAULT_TRIALS
 from fedlib.conformance.federated import SETTINGS
+from fedlib.conformance.protocol import load
 from fedlib.conformance.report import save
+from fedlib.conformance.search import SIZES
 from fedlib.fl.data import DataError
 from fedlib.mechanism import CLAIMABLE
 

@@ -3,7 +3,7 @@ the smallest counterexample of each property that fails, the field's measures (e
 IR violation, budget overrun), what was tried, and where.
 
 A search is finite: a claimed property without a counterexample reads *no counterexample in*
-the instances, workers and misreports searched (:attr:`~fedlib.analysis.conformance_search.
+the instances, workers and misreports searched (:attr:`~fedlib.conformance.search.
 Verdict.finding`), never more; one with a counterexample is *refuted*. ``well_defined`` is
 claimed by every mechanism. :func:`fedlib.conformance.report.save` writes the certificate as
 JSON (:meth:`Certificate.to_dict`) and as an HTML report for a person.
@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fedlib import __version__
-from fedlib.analysis.conformance import DESCRIPTIONS, IMPLIES
-from fedlib.analysis.conformance_search import PAPER_CASES, CaseMeasure, Search, Verdict
 from fedlib.conformance.comparison import Comparison
 from fedlib.conformance.federated import FederatedComparison
+from fedlib.conformance.protocol import DESCRIPTIONS, IMPLIES
+from fedlib.conformance.search import PAPER_CASES, CaseMeasure, Search, Verdict
 from fedlib.paper import examples
 from fedlib.table import Markup, Table, html_table
 
@@ -46,7 +46,7 @@ def status(verdict: Verdict, claims: frozenset[str]) -> str:
 
 def verdict_table(search: Search, claims: frozenset[str], title: str = "") -> Table:
     """One row per property: its verdict against the claims (:func:`status`), the checks,
-    the violations, what was searched (:attr:`~fedlib.analysis.conformance_search.Verdict.
+    the violations, what was searched (:attr:`~fedlib.conformance.search.Verdict.
     finding`), its measure, and the smallest counterexample in a sentence; the title says what
     was tried, after ``title``."""
     rows = tuple((v.property, status(v, claims), v.checks, v.violations, v.finding,
@@ -60,7 +60,7 @@ def verdict_table(search: Search, claims: frozenset[str], title: str = "") -> Ta
 
 
 def measures_table(search: Search) -> Table:
-    """The overall measures (:attr:`~fedlib.analysis.conformance_search.Search.measures`),
+    """The overall measures (:attr:`~fedlib.conformance.search.Search.measures`),
     one row each: mean and maximum, absolute and relative, and the checks behind them."""
     rows = tuple((name, m.mean, m.max, m.relative_to, m.relative_mean, m.relative_max, m.count)
                  for name, m in search.measures.items())

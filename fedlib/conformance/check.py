@@ -10,18 +10,18 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from fedlib.analysis.conformance import USER_MODULE, claimed, conform, load
-from fedlib.analysis.conformance_search import search
 from fedlib.checks import integer
 from fedlib.conformance.certificate import Certificate
 from fedlib.conformance.comparison import DEFAULT_TRIALS, compare
 from fedlib.conformance.federated import SETTINGS, Engine, federated_config, run_federated
+from fedlib.conformance.protocol import USER_MODULE, claimed, conform, load
 from fedlib.conformance.report import save
+from fedlib.conformance.search import search
 from fedlib.fl.data import verify
 from fedlib.storage.environment import fingerprint
 
 #: Random instances searched by default (after the adversarial ones), of the sizes of
-#: :data:`~fedlib.analysis.conformance_search.SIZES`: under two minutes for ours on two cores.
+#: :data:`~fedlib.conformance.search.SIZES`: under two minutes for ours on two cores.
 DEFAULT_INSTANCES = 300
 
 
@@ -58,13 +58,13 @@ def check_mechanism(mechanism: Any, *, claims: Iterable[str] | None = None,
     Parameters
     ----------
     mechanism : object, class or str
-        A mechanism of the protocol of :mod:`fedlib.analysis.conformance` (an object, a class
+        A mechanism of the protocol of :mod:`fedlib.conformance.protocol` (an object, a class
         created without arguments, or ``"PATH.py:CLASS"`` / ``"MODULE:CLASS"``).
     claims : iterable of str, optional
         The properties to check, instead of the mechanism's ``claims``.
     instances : int
         Random instances searched, after the adversarial ones (default 300, of 1 to 200
-        workers: :data:`~fedlib.analysis.conformance_search.SIZES`).
+        workers: :data:`~fedlib.conformance.search.SIZES`).
     seed : int
         Seed of the search, the sweeps and the federated runs.
     trials : int

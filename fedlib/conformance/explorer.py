@@ -8,10 +8,10 @@ from typing import Any
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
-from fedlib.analysis.conformance import claimed, conform
-from fedlib.analysis.conformance_search import Search, search
 from fedlib.conformance.certificate import verdict_html
 from fedlib.conformance.figures import violations_figure
+from fedlib.conformance.protocol import claimed, conform
+from fedlib.conformance.search import Search, search
 from fedlib.viz.explorers import Explorer
 from fedlib.viz.explorers.controls import LONG_LABEL, WIDE, control_style
 

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from fedlib.analysis.conformance import USER_MODULE
+from fedlib.conformance.protocol import USER_MODULE
 from fedlib.mechanism.mechanisms import MECHANISMS, registered
 from fedlib.table import Table
 
@@ -122,7 +122,7 @@ def run_federated(config: Any, *mechanisms: Any, engine: Engine = "batched",
     config : MultiTaskConfig
         The setting (its ``mechanism`` is replaced by each mechanism's name in turn).
     *mechanisms
-        Objects of the protocol (:func:`~fedlib.analysis.conformance.conform`).
+        Objects of the protocol (:func:`~fedlib.conformance.protocol.conform`).
     engine : {"batched", "flower"}
         The batched engine (this process), or a Flower federation (needs the Flower extra).
     reference : sequence of str

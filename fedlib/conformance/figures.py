@@ -1,7 +1,7 @@
 """Figures of certificates: which properties hold as a mechanism's parameter moves, how
 often each one is violated, and the ex-post regret against the number of workers.
 
-Pure functions of :class:`~fedlib.analysis.conformance_search.Search` results returning
+Pure functions of :class:`~fedlib.conformance.search.Search` results returning
 :class:`matplotlib.figure.Figure`; green means no counterexample was found, red that one was.
 Claimed properties are named in bold. All are built under :data:`fedlib.viz.style.STYLE`.
 """
@@ -15,7 +15,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from fedlib.analysis.conformance_search import PAPER_SIZES, Search
+from fedlib.conformance.search import PAPER_SIZES, Search
 from fedlib.mechanism.properties import RTOL
 from fedlib.viz.style import styled
 

@@ -20,7 +20,6 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
-from fedlib.analysis.conformance_search import ANCHORS, BIDS, DEVIANTS, PAIRS, PAPER_SIZES
 from fedlib.conformance.certificate import (
     COLOURS,
     NO_COUNTEREXAMPLE,
@@ -30,6 +29,7 @@ from fedlib.conformance.certificate import (
     verdict_html,
 )
 from fedlib.conformance.figures import regret_figure
+from fedlib.conformance.search import ANCHORS, BIDS, DEVIANTS, PAIRS, PAPER_SIZES
 from fedlib.table import html_table
 
 _STYLE = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;

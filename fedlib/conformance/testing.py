@@ -9,7 +9,7 @@ miss). :data:`GOOD` and :data:`BROKEN` map each control's ``name`` to its class 
 without arguments). Some broken controls break their property only with many workers
 (``workers``: the fewest at which the defect shows); a search finds them only with instances
 that large (the scaled edge cases of
-:func:`~fedlib.analysis.conformance_search.scaled_edge_cases` have 40, 100 and 200).
+:func:`~fedlib.conformance.search.scaled_edge_cases` have 40, 100 and 200).
 
 Bids are the only reports: ``Re`` (the accumulated reputations) and the budget ``B`` are public,
 so a rule may depend on them freely without giving a worker a reason to misreport. Why a
@@ -19,7 +19,7 @@ value, the lowest bid at which it would lose (Myerson's lemma for single-paramet
 
 Examples
 --------
->>> from fedlib.analysis.conformance import claimed
+>>> from fedlib.conformance.protocol import claimed
 >>> m = PostedPrice()
 >>> m.pay(m.select([1.0, 3.0, 1.0], [1.0, 1.0, 1.0], 3.0), [1.0, 1.0, 1.0]).tolist()
 [2.0, 0.0, 0.0]
@@ -37,8 +37,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fedlib.analysis.conformance import claimed
-from fedlib.analysis.conformance_search import Search
+from fedlib.conformance.protocol import claimed
+from fedlib.conformance.search import Search
 from fedlib.mechanism import (
     MECHANISMS,
     RRAFL,
@@ -518,7 +518,7 @@ def correct(control: Any, search: Search) -> bool:
 
 def control_table(searches: dict[str, Search]) -> Table:
     """One row per control of :data:`GOOD` and :data:`BROKEN` searched in ``searches`` (name
-    -> :class:`~fedlib.analysis.conformance_search.Search`): whether it is good or broken
+    -> :class:`~fedlib.conformance.search.Search`): whether it is good or broken
     (and what it breaks), what it claims, the claimed properties the kit refuted, the
     properties it refuted that are not claimed, and whether that is the right
     classification."""

@@ -7,7 +7,7 @@ with ``bids``, ``selected`` (the winners' mask) and ``payments`` (None after a f
 violates the property, zero or negative when it holds; for a money property (``money``) it is
 money, which the callers compare with a tolerance relative to the instance's scale, for the
 others any positive margin is a violation. :mod:`fedlib.mechanism.properties` and the
-conformance kit (:mod:`fedlib.analysis.conformance_search`) both call these checks.
+conformance kit (:mod:`fedlib.conformance.search`) both call these checks.
 
 >>> PROPERTIES["budget_feasible"].margin([Played([1.0, 2.0], [True, True], [4.0, 7.0])],
 ...                                      budget=10.0)

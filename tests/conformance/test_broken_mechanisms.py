@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fedlib.analysis.conformance_search import search
+from fedlib.conformance.search import search
 from fedlib.conformance.testing import (
     ExAnte,
     NotMonotone,

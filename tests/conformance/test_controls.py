@@ -15,8 +15,8 @@ from functools import cache
 import numpy as np
 import pytest
 
-from fedlib.analysis.conformance import claimed, conform
-from fedlib.analysis.conformance_search import random_cases, search
+from fedlib.conformance.protocol import claimed, conform
+from fedlib.conformance.search import random_cases, search
 from fedlib.conformance.testing import (
     BROKEN,
     GOOD,

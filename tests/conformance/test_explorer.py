@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from broken_mechanisms import ExAnte
 
-from fedlib.analysis.conformance import claimed
-from fedlib.analysis.conformance_search import search
 from fedlib.conformance.explorer import CertificateExplorer
 from fedlib.conformance.figures import FAILS, HOLDS, certificate_map, violations_figure
+from fedlib.conformance.protocol import claimed
+from fedlib.conformance.search import search
 from fedlib.viz.canvas import outside_canvas
 
 

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from broken_mechanisms import ExAnte
 
-from fedlib.analysis.conformance import load
 from fedlib.conformance import check, check_mechanism
 from fedlib.conformance.federated import federated_config, run_federated
+from fedlib.conformance.protocol import load
 from fedlib.mechanism import MECHANISMS
 
 HERE = Path(__file__).resolve().parent

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fedlib.analysis import conformance
+from fedlib.conformance import protocol
 from fedlib.mechanism import CLAIMABLE, PROPERTIES, Played
 from fedlib.mechanism.property_rules import MISREPORT, PLAYED, TWO_BIDS, utility
 
@@ -70,7 +70,7 @@ def test_one_registry_names_the_claims_descriptions_and_implications():
     assert list(PROPERTIES) == ["well_defined", "budget_feasible", "ir", "ir_honest",
                                 "truthful", "truthful_honest", "monotone", "efficient"]
     assert CLAIMABLE == tuple(PROPERTIES)[1:]
-    assert conformance.PROPERTIES is PROPERTIES
-    assert conformance.IMPLIES == {"ir": ("ir_honest",), "truthful": ("truthful_honest",)}
-    assert conformance.DESCRIPTIONS["budget_feasible"].endswith("(Theorem 2)")
+    assert protocol.PROPERTIES is PROPERTIES
+    assert protocol.IMPLIES == {"ir": ("ir_honest",), "truthful": ("truthful_honest",)}
+    assert protocol.DESCRIPTIONS["budget_feasible"].endswith("(Theorem 2)")
     assert all(p.name == name and p.description for name, p in PROPERTIES.items())

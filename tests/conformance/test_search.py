@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from fedlib.analysis.best_response import exact_bids
-from fedlib.analysis.conformance import Player, claimed
-from fedlib.analysis.conformance_search import (
+from fedlib.conformance.best_response import exact_bids
+from fedlib.conformance.protocol import Player, claimed
+from fedlib.conformance.search import (
     ANCHORS,
     DEVIANTS,
     EFFICIENT_EXPONENT,

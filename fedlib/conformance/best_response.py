@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from fedlib.analysis.conformance import MechanismFault, Player
+from fedlib.conformance.protocol import MechanismFault, Player
 from fedlib.mechanism import Instance
 
 #: Two breakpoints closer than this (relative) bound no interval of their own.

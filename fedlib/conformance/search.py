@@ -19,7 +19,7 @@ their ``re``; the worker bids its true cost, then the bids of
 flip; a sample of :data:`BIDS` of them when there are more) and the multiples :data:`ANCHORS`
 of its cost, delivering its ``re``. A mechanism that says where its workers' outcomes can change
 (``bid_breakpoints``: ours, RRAFL, proportional share) is instead played at
-:func:`~fedlib.analysis.best_response.exact_bids`, one bid in every interval of a worker's
+:func:`~fedlib.conformance.best_response.exact_bids`, one bid in every interval of a worker's
 step-shaped utility and each breakpoint: all of them, which decides the worker's best bid
 exactly, when there are at most :data:`EXACT_BIDS`, else a sample of :data:`BIDS`. Then, at
 its true cost and at its best bid, it delivers less than it can (half its ``re``, its promised
@@ -69,10 +69,10 @@ from typing import Any
 import numpy as np
 
 from fedlib.analysis.auction_steps import worker_label
-from fedlib.analysis.best_response import exact_bids, has_breakpoints
-from fedlib.analysis.conformance import PROPERTIES, MechanismFault, Play, Player
 from fedlib.analysis.selection_timing import ScalingResult
 from fedlib.checks import integer
+from fedlib.conformance.best_response import exact_bids, has_breakpoints
+from fedlib.conformance.protocol import PROPERTIES, MechanismFault, Play, Player
 from fedlib.mechanism import Instance, deviation_grid, random_instances, synthetic_instance
 from fedlib.mechanism.properties import RTOL
 from fedlib.mechanism.property_rules import MISREPORT, TWO_BIDS, Played, utility
@@ -233,7 +233,7 @@ class Counterexample:
     Attributes
     ----------
     property : str
-        One of :data:`~fedlib.analysis.conformance.PROPERTIES`.
+        One of :data:`~fedlib.conformance.protocol.PROPERTIES`.
     instance : Instance
         The truthful instance (bids = true costs, ``re`` what each worker can deliver).
     origin : str
@@ -1000,7 +1000,7 @@ class Search:
     mechanism : str
         The mechanism's name.
     verdicts : tuple of Verdict
-        In the order of :data:`~fedlib.analysis.conformance.PROPERTIES`.
+        In the order of :data:`~fedlib.conformance.protocol.PROPERTIES`.
     timing : ScalingResult or None
         CPU seconds of ``select`` then ``pay`` against ``n`` (None without timing).
     cases, random_cases, plays : int
@@ -1142,13 +1142,13 @@ def search(mechanism: Any, instances: int, *, seed: int = 0, paper: bool = True,
            timing: bool = True, rtol: float = RTOL, cases: Iterable[Case] | None = None,
            sizes: Sequence[tuple[int, int, float]] = SIZES) -> Search:
     """Search for counterexamples to every property of
-    :data:`~fedlib.analysis.conformance.PROPERTIES`, and measure regret, IR violation and
+    :data:`~fedlib.conformance.protocol.PROPERTIES`, and measure regret, IR violation and
     budget overrun (see the module docstring).
 
     Parameters
     ----------
     mechanism
-        An object of the protocol (:func:`~fedlib.analysis.conformance.conform`).
+        An object of the protocol (:func:`~fedlib.conformance.protocol.conform`).
     instances : int
         Random instances, after the adversarial ones.
     seed : int

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fedlib.analysis.conformance import (
+from fedlib.conformance.protocol import (
     PROPERTIES,
     Player,
     claimed,

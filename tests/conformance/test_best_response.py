@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fedlib.analysis.best_response import best_response, candidate_bids, exact_bids
-from fedlib.analysis.conformance import MechanismFault
-from fedlib.analysis.conformance_search import random_cases, search
+from fedlib.conformance.best_response import best_response, candidate_bids, exact_bids
+from fedlib.conformance.protocol import MechanismFault
+from fedlib.conformance.search import random_cases, search
 from fedlib.mechanism import MECHANISMS, Instance, deviation_grid, random_instance
 from fedlib.mechanism.auction import bid_breakpoints
 from fedlib.paper import examples

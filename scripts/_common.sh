@@ -22,6 +22,9 @@ if [ -z "${FEDLIB_INSTALLED:-}" ]; then
   # an old editable install of it would shadow this checkout's package.
   python -m pip uninstall --quiet --yes fedlib 2>/dev/null || true
   python -m pip install --quiet --no-deps -e .
+  # The extras kept out of the lock, pinned with hashes by the same script: a call of their
+  # own, as Flower and JupyterLab move some of the lock's packages (pyproject's
+  # [tool.fedlib.pins.moves]).
   python -m pip install --quiet -r requirements-tools.txt -r requirements-flower.txt \
     -r requirements-lab.txt -r requirements-exercises.txt
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then

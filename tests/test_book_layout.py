@@ -1,4 +1,5 @@
-"""The book's structure: table of contents, chapters, paired notebooks and the environment."""
+"""The book's structure: table of contents, chapters, paired notebooks and the README's layout
+(the environment's pins: tests/test_pins.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,7 @@ from pathlib import Path
 
 import jupytext
 import pytest
-import yaml
 from jupytext.config import load_jupytext_config
-from packaging.requirements import Requirement
 
 from fedlib.book import (
     BACK_MATTER,
@@ -118,77 +117,6 @@ def test_generated_notebook_is_in_sync(chapter: Path):
     assert [(c.cell_type, c.source) for c in md_cells] == [
         (c.cell_type, c.source) for c in nb_cells
     ], f"{chapter.name} and {twin.name} differ: run `jupytext --sync {chapter}`"
-
-
-def _requirement_name(spec: str) -> str:
-    return re.split(r"[<>=!~\[ ;]", spec, maxsplit=1)[0].lower()
-
-
-def _requirement_names(lines):
-    return {re.split(r"[<>=!~\[; ]", line.strip(), maxsplit=1)[0].lower().replace("_", "-")
-            for line in lines if line.strip() and not line.startswith(("#", " ", "-"))}
-
-
-def test_environment_yml_installs_the_lock_file():
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    pip_section = next(dep["pip"] for dep in env["dependencies"] if isinstance(dep, dict))
-    assert pip_section == ["-r requirements.lock", "-r requirements-lab.txt",
-                           "-r requirements-exercises.txt"], (
-        "environment.yml must install the lock file, then JupyterLab and the exercises' extension")
-    python = next(dep for dep in env["dependencies"] if str(dep).startswith("python"))
-    assert "Python " + python.split("=")[1] in (ROOT / "requirements.lock").read_text()[:300]
-
-
-def test_the_lock_file_pins_every_dependency_with_hashes():
-    pyproject = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())
-    project = pyproject["project"]
-    wanted = _requirement_names(project["dependencies"] + [
-        dep for name, extra in project["optional-dependencies"].items()
-        if name not in ("release", "flower", "lab", "exercises") for dep in extra])
-    text = (ROOT / "requirements.lock").read_text()
-    entry = r"^([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==\S+ \\\n    --hash=sha256:[0-9a-f]{64}"
-    pinned = re.findall(entry, text, flags=re.MULTILINE)
-    assert pinned and len(pinned) == text.count("=="), "every package pinned with a hash"
-    missing = wanted - {name.lower().replace("_", "-") for name in pinned}
-    assert not missing, f"requirements.lock lacks {sorted(missing)}: run scripts/lock.sh"
-
-
-def test_the_release_tools_are_pinned_outside_the_lock():
-    """Packaging and PDF tools compute nothing: pinned in requirements-tools.txt, not in the
-    lock, whose hash is part of every stored result's environment fingerprint."""
-    project = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = _requirement_names(project["optional-dependencies"]["release"])
-    lines = [line for line in (ROOT / "requirements-tools.txt").read_text().splitlines()
-             if line and not line.startswith("#")]
-    pinned = {line.split("==")[0].lower() for line in lines if re.fullmatch(r"[\w.-]+==\S+", line)}
-    assert len(pinned) == len(lines) and pinned == wanted
-    assert not wanted & {m.lower() for m in re.findall(
-        r"^([A-Za-z0-9_.-]+)==", (ROOT / "requirements.lock").read_text(), flags=re.MULTILINE)}
-
-
-@pytest.mark.parametrize("extra, pins, package", [
-    ("flower", "requirements-flower.txt", "ray==2.55.1"),
-    ("lab", "requirements-lab.txt", "jupyter-server==2.21.1"),
-    ("exercises", "requirements-exercises.txt", "sphinx-exercise==1.2.1"),
-])
-def test_runtimes_are_pinned_outside_the_lock_with_what_they_bring(extra, pins, package):
-    """Flower's runtime, JupyterLab and the exercises' Sphinx extension compute nothing in the
-    stored results: each is pinned in its own file (the extra's package and everything it brings
-    or moves, exactly), and none is in the lock, whose hash is in every stored result's
-    fingerprint."""
-    project = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())["project"]
-    lines = [line for line in (ROOT / pins).read_text().splitlines()
-             if line and not line.startswith("#")]
-    assert all(re.fullmatch(r"[\w.-]+(\[[\w,]+\])?==[\w.]+", line) for line in lines), lines
-    normal = {line.lower().replace("_", "-") for line in lines}
-    assert package in normal
-    lock = (ROOT / "requirements.lock").read_text()
-    for requirement in map(Requirement, project["optional-dependencies"][extra]):
-        pinned = next(Requirement(line) for line in lines
-                      if Requirement(line).name == requirement.name)
-        assert requirement.specifier.contains(next(iter(pinned.specifier)).version)
-        assert not re.search(rf"^{re.escape(requirement.name)}==", lock,
-                             flags=re.MULTILINE | re.IGNORECASE)
 
 
 def test_the_readme_layout_names_every_folder_of_the_repository():

@@ -84,6 +84,8 @@ def shared_ray_head():
     after it. Module-scoped: a head kept for the session would be a running child of its test
     process while other modules check that their process pools leave none
     (tests/test_runtime.py)."""
+    pytest.importorskip("flwr", reason="needs the flower extra: "
+                        "pip install -r requirements-flower.txt")
     from fedlib.flower.launch import RayHead
 
     folder = tempfile.mkdtemp(prefix="fr", dir="/tmp")  # Ray's socket paths must be short

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: One worker for the whole module: the ``dist`` fixture builds in the checkout itself (setuptools
 #: stages the sdist in ``ROOT``), and two workers building at once delete each other's files.
 pytestmark = pytest.mark.xdist_group("distribution")
+RELEASE = "needs the release extra (build, twine): pip install -r requirements-tools.txt"
 
 
 def _run(*args: str | Path, cwd: Path = ROOT) -> str:
@@ -34,6 +35,8 @@ def _run(*args: str | Path, cwd: Path = ROOT) -> str:
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> Path:
+    for tool in ("build", "twine"):
+        pytest.importorskip(tool, reason=RELEASE)
     out = tmp_path_factory.mktemp("dist")
     _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, ROOT)
     return out
@@ -95,7 +98,8 @@ def test_the_wheel_runs_a_flower_federation_without_the_repository(dist, tmp_pat
     the checkout, the installed fedlib stages the app bundle and runs ``federate --engine
     flower --fast`` through ``flwr run`` on the Simulation Runtime (the federation's processes
     check that they run the wheel's sources, the bundle's fingerprint)."""
-    pytest.importorskip("flwr")
+    pytest.importorskip("flwr", reason="needs the flower extra: "
+                        "pip install -r requirements-flower.txt")
     wheel = next(dist.glob("*.whl"))
     assert "fedlib/flower/app_template/pyproject.toml" in zipfile.ZipFile(wheel).namelist()
     venv = tmp_path / "venv"

@@ -21,7 +21,8 @@ import pytest
 
 from fedlib.cli import main
 
-ray = pytest.importorskip("ray")
+ray = pytest.importorskip("ray", reason="needs the flower extra (Ray comes with Flower): "
+                         "pip install -r requirements-flower.txt")
 
 ARGS = ["reproduce", "tables", "--dataset", "mnist", "--fast", "--seeds", "0", "1",
         "--mechanisms", "ours", "rrafl", "--device", "cpu"]

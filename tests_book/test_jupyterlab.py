@@ -39,6 +39,9 @@ from selenium.webdriver.common.keys import Keys
 
 from fedlib.book import ROOT, notebook_chapters
 
+pytest.importorskip("jupyterlab", reason="needs the lab extra: "
+                    "pip install -r requirements-lab.txt")
+
 WIDGET_CHAPTER = "04_auction.md"
 SLIDER = ".widget-slider .noUi-handle, .widget-hslider .noUi-handle"
 #: jupyterlab-myst renders each markdown cell on its own, so a reference to a figure named in a

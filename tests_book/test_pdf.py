@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from pypdf import PdfReader
 
 from fedlib.book import (
     BACK_MATTER,
@@ -32,6 +31,9 @@ from fedlib.book import (
 
 sys.path.insert(0, str(Path(__file__).parent))
 from browser import print_problems  # noqa: E402
+
+PdfReader = pytest.importorskip("pypdf", reason="needs the release extra: "
+                                "pip install -r requirements-tools.txt").PdfReader
 
 PDF = Path(os.environ.get("FEDLIB_PDF", ROOT / "_build/pdf/book.pdf"))
 #: TeX that MathJax would have typeset: left in the PDF's text it means raw formulas.

@@ -254,7 +254,8 @@ def test_the_strategy_type_checks_as_a_flower_strategy(tmp_path):
     Strategy, with no ``type: ignore`` in the module. Flower and fedlib are followed; torch,
     numpy and the like are taken as untyped, which changes nothing in the hooks' signatures and
     halves the time of the check."""
-    api = pytest.importorskip("mypy.api")
+    api = pytest.importorskip("mypy.api", reason="needs the release extra: "
+                              "pip install -r requirements-tools.txt")
     source = ROOT / "fedlib" / "flower" / "strategy.py"
     assert "type: ignore" not in source.read_text()
     settings = tmp_path / "mypy.ini"

@@ -22,9 +22,9 @@ from pathlib import Path
 from auction_reputation.utils import load_run
 from flwr.common.config import parse_config_args
 
-from fedlib.experiments.federated import table1, table2, table3
 from fedlib.experiments.multitask import MultiTaskResult
-from fedlib.viz.federated import trajectories_figure
+from fedlib.experiments.table_summaries import table1, table2, table3
+from fedlib.viz.multitask_figures import trajectories_figure
 
 
 def summary_row(result: MultiTaskResult) -> str:

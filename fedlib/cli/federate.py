@@ -23,7 +23,7 @@ import argparse
 
 from fedlib.cli.reproduce import at_least
 from fedlib.cli.text import plain
-from fedlib.experiments.federation import federation_config
+from fedlib.experiments.flower_presets import federation_config
 from fedlib.experiments.multitask import run_multitask
 from fedlib.fl.data import DATASETS
 from fedlib.mechanism.mechanisms import MECHANISMS

@@ -37,10 +37,10 @@ Engine = Literal["batched", "flower"]
 
 def federated_config(setting: str, seed: int = 0) -> Any:
     """The :class:`~fedlib.experiments.multitask.MultiTaskConfig` of a setting (with ours):
-    ``"fast"`` is :func:`~fedlib.experiments.federation.fast_federation` (6 workers, 3 tasks of
+    ``"fast"`` is :func:`~fedlib.experiments.flower_presets.fast_federation` (6 workers, 3 tasks of
     2 rounds), ``"mnist"`` the Tables 1-3 setting on MNIST (30 workers, 50 tasks of 10
     rounds, on the CPU)."""
-    from fedlib.experiments.federation import federation_config
+    from fedlib.experiments.flower_presets import federation_config
 
     if setting not in SETTINGS[1:]:
         raise ValueError(f"setting must be one of {SETTINGS[1:]}, got {setting!r}")

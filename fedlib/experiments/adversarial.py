@@ -295,7 +295,7 @@ def claims(runs: Mapping[str, MultiTaskResult]) -> list[Claim]:
     needs ``"ours"``, ``"rrafl"`` and ``"reputation_greedy"``). Statistics over the evaluated
     tasks; each claim's ``where`` names the step it is about (Algorithm 1, the reputation
     update Eq. (13), the ex-post payment Eq. (16), the quality check, or a benchmark)."""
-    from fedlib.experiments.federated import same_runs
+    from fedlib.experiments.table_summaries import same_runs
 
     ours, rrafl, greedy = (runs[m] for m in ADVERSARIAL_MECHANISMS)
     s_ours, s_rrafl, s_greedy = (group_summary(r) for r in (ours, rrafl, greedy))

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from fedlib.experiments import federated
+from fedlib.experiments import table_summaries
 from fedlib.experiments.grid import (
     SWEEP_ROUND_FIELDS,
     SWEEP_TASKS,
@@ -32,7 +32,7 @@ SWEEP_BUDGETS: tuple[float, ...] = (30.0, 45.0, 60.0, 75.0, 90.0)
 class BudgetSweepResult(GridResult):
     """A budget sweep: one :class:`~fedlib.experiments.multitask.MultiTaskResult` per budget,
     whose records keep the rounds' :data:`~fedlib.experiments.grid.SWEEP_ROUND_FIELDS` (enough
-    for :func:`~fedlib.experiments.federated.table1`, ``table2`` and ``table3``)."""
+    for :func:`~fedlib.experiments.table_summaries.table1`, ``table2`` and ``table3``)."""
 
     def summary(self, dacc: float = 1.0) -> list[dict[str, float]]:
         """One row per budget: ``budget``; ``winners`` (mean per evaluated task); ``share``
@@ -41,15 +41,15 @@ class BudgetSweepResult(GridResult):
         ``first_share``, the share of ``dacc`` among the first task's winners."""
         rows = []
         for budget, run in zip(self.config.budgets, self.runs, strict=True):
-            t1 = federated.table1(run)[dacc]
+            t1 = table_summaries.table1(run)[dacc]
             first = run.config.daccs[run.records[0]["winners"]]
             rows.append({
                 "budget": budget,
                 "winners": float(np.mean([len(r["winners"]) for r in run.evaluated])),
-                "share": federated.table2(run, dacc),
+                "share": table_summaries.table2(run, dacc),
                 "payment": t1["payment"],
                 "reputation": t1["reputation"],
-                "loss": federated.table3(run),
+                "loss": table_summaries.table3(run),
                 "first_share": float(np.mean(first == dacc)) if first.size else float("nan"),
             })
         return rows

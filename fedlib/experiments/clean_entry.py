@@ -16,7 +16,7 @@ reads, from the records of one run:
   the recorded winners), and replayed again with the fallen workers' reputations put back at
   ``Re^0``: whether it would still have hired a clean worker;
 * Table 2's share of clean winners over the evaluated tasks
-  (:func:`~fedlib.experiments.federated.table2`).
+  (:func:`~fedlib.experiments.table_summaries.table2`).
 
 The replay calls the run's own mechanism (:data:`~fedlib.mechanism.MECHANISMS`) with the bids
 as true costs, as the run did. It is meant for the mechanisms that select by Algorithm 1 (ours,
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fedlib.experiments.federated import table2
 from fedlib.experiments.multitask import MultiTaskResult
+from fedlib.experiments.table_summaries import table2
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.table import Table, fixed_point
 

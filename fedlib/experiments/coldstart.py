@@ -21,12 +21,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from fedlib.analysis.claims import Claim
-from fedlib.experiments.federated import DATASET_LABELS, table1, table2, table3
 from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, SWEEP_TASKS
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
 from fedlib.experiments.registry import register
 from fedlib.experiments.sensitivity import SensitivityConfig, SensitivityResult
 from fedlib.experiments.table_claims import number_claims, ours_claims
+from fedlib.experiments.table_summaries import DATASET_LABELS, table1, table2, table3
 
 #: The settings changed one at a time around the default (B = 60, 1 local epoch, lr 0.05,
 #: plain SGD, a fresh model per task): a smaller and a larger budget; 2 and 5 local epochs; a

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from fedlib.experiments.coldstart import CLEAN, NOISY
-from fedlib.experiments.federated import table2
 from fedlib.experiments.multitask import MultiTaskResult
+from fedlib.experiments.table_summaries import table2
 
 __all__ = ["FirstHires", "first_hires"]
 

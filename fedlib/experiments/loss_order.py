@@ -5,11 +5,11 @@ Table 3 of the paper reports one loss per mechanism; the book has one run per se
 comparison of two mechanisms is a count of the seeds where it holds (a
 :class:`SeedComparison`). The runs of one seed share their draws across mechanisms, so the
 comparison pairs them by seed.
-The statistic is :func:`~fedlib.experiments.federated.table3`, the mean test loss of the final
+The statistic is :func:`~fedlib.experiments.table_summaries.table3`, the mean test loss of the final
 global model over the evaluated tasks; :func:`mean_accuracy` is the test accuracy beside it.
 
 Two mechanisms that select the same winners run the same run (ours and RRAFL under the book's
-reading of RRAFL: :func:`~fedlib.experiments.federated.same_runs`), so their losses are equal
+reading of RRAFL: :func:`~fedlib.experiments.table_summaries.same_runs`), so their losses are equal
 by construction. :func:`highest_loss` counts such a mechanism as tied with the one it is
 compared for, not as a rival: a mechanism has the highest loss in a seed when its loss lies
 strictly above that of every mechanism whose run in that seed is a different run.
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fedlib.experiments.federated import same_runs, seeds_of, table3
 from fedlib.experiments.multitask import MultiTaskResult
+from fedlib.experiments.table_summaries import same_runs, seeds_of, table3
 
 __all__ = ["SeedComparison", "lower_loss", "highest_loss", "mean_accuracy"]
 
@@ -112,7 +112,7 @@ def highest_loss(runs: Mapping[str, Sequence[MultiTaskResult]],
     """In which seeds ``mechanism``'s Table 3 loss is the highest of ``runs``.
 
     A mechanism whose run is the same run as ``mechanism``'s
-    (:func:`~fedlib.experiments.federated.same_runs`) has the same loss; it is counted as tied
+    (:func:`~fedlib.experiments.table_summaries.same_runs`) has the same loss; it is counted as tied
     with ``mechanism``, and the loss must lie strictly above every other mechanism's.
 
     Parameters

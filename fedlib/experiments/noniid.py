@@ -30,7 +30,6 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from fedlib.analysis.skew import exclusion, kind_shares, worker_kinds
-from fedlib.experiments.federated import final_model
 from fedlib.experiments.grid import (
     SWEEP_ROUND_FIELDS,
     Grid,
@@ -40,6 +39,7 @@ from fedlib.experiments.grid import (
 )
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult, worker_pool
 from fedlib.experiments.registry import register
+from fedlib.experiments.table_summaries import final_model
 from fedlib.fl.partitions import check_alpha
 
 #: Dirichlet concentrations of the stored grid, most skewed first; None: iid (the paper's).

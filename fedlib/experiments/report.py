@@ -31,9 +31,9 @@ from fedlib.analysis.selection_timing import ScalingResult, time_select
 from fedlib.analysis.steady_state import BudgetWindow, budget_window, steady_state
 from fedlib.analysis.sweep_results import FIGURES, PAPER_CLAIMS, SweepResult, medians_above
 from fedlib.experiments.contribution import ContributionResult
-from fedlib.experiments.federated import DATASET_LABELS, table1
 from fedlib.experiments.multitask import MultiTaskResult
 from fedlib.experiments.table_claims import number_claims, ours_claims, statement_claims
+from fedlib.experiments.table_summaries import DATASET_LABELS, table1
 from fedlib.mechanism import (
     MECHANISMS,
     Instance,

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from fedlib.analysis.claims import Claim
-from fedlib.experiments import federated
+from fedlib.experiments import table_summaries
 from fedlib.experiments.budget_sweep import BudgetSweepConfig, BudgetSweepResult
 from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, Grid, GridResult
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
@@ -197,8 +197,8 @@ def outcomes(run: MultiTaskResult) -> dict[str, Any]:
             group_paid[float(config.daccs[worker])] += paid / len(evaluated)
     paid = sum(group_paid.values())
     return {
-        "share": federated.table2(run),
-        "loss": federated.table3(run),
+        "share": table_summaries.table2(run),
+        "loss": table_summaries.table3(run),
         "winners": float(np.mean([len(r["winners"]) for r in evaluated])),
         "group_paid": group_paid,
         "paid": paid,

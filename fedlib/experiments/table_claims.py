@@ -25,8 +25,8 @@ import numpy as np
 
 from fedlib.analysis.claims import Claim
 from fedlib.analysis.seed_statistics import SeedStatistic
-from fedlib.experiments.federated import DATASET_LABELS, seeds_of, table1, table2, table3
 from fedlib.experiments.multitask import MultiTaskResult
+from fedlib.experiments.table_summaries import DATASET_LABELS, seeds_of, table1, table2, table3
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.paper import numbers as paper_numbers
 

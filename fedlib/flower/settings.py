@@ -8,7 +8,7 @@ arrays; both sides read the run from here:
 
 * ``dataset``, ``mechanism``, ``tasks`` (0: the setting's), ``budget`` (0: the setting's),
   ``seed``, ``fast``: the run of ``python -m fedlib federate``
-  (:func:`fedlib.experiments.federation.federation_config`);
+  (:func:`fedlib.experiments.flower_presets.federation_config`);
 * ``config``: a :class:`~fedlib.experiments.multitask.MultiTaskConfig` as JSON, which replaces
   the keys above (runs they cannot express; empty: not used);
 * ``out``: the folder the ServerApp writes the result to (an absolute path on the SuperLink's
@@ -36,7 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from fedlib.experiments.federation import federation_config
+from fedlib.experiments.flower_presets import federation_config
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.experiments.task_store import code_fingerprint
 from fedlib.mechanism.mechanisms import registered

@@ -240,7 +240,7 @@ READINGS: tuple[Reading, ...] = (
             "Table 1 over the last 45 too (then ours, hiring only clean workers there as "
             "Table 2 says, leaves the noisy groups no contribution or payment, against Table "
             "1's numbers); payment averaged over all tasks (0 when losing)",
-            "MultiTaskConfig.eval_from; fedlib.experiments.federated.table1 all_tasks, "
+            "MultiTaskConfig.eval_from; fedlib.experiments.table_summaries.table1 all_tasks, "
             "'payment_per_task'", "07_federated"),
     Reading("Table 1's 'Reputation'", "Table 1 gives one 'Reputation' per data accuracy, "
             "not said whether internal or accumulated, nor when",
@@ -248,19 +248,19 @@ READINGS: tuple[Reading, ...] = (
             "with bids redrawn every task, of the argument that Tables 1 and 2 cannot both "
             "hold)",
             "Re averaged over the tasks, or the internal re of the tasks won",
-            "fedlib.experiments.federated.table1 'reputation' | 'mean_reputation'",
+            "fedlib.experiments.table_summaries.table1 'reputation' | 'mean_reputation'",
             "07_federated"),
     Reading("Table 2's share", "Table 2: 'proportion of workers with a data accuracy of "
             "1.0 among the selected workers' in the last 45 tasks; pooled or per task not said",
             "pooled: the share over all (worker, task) selections of the evaluated tasks",
             "the mean of the tasks' shares; the two agree when every task hires the same "
             "number of workers",
-            "fixed: fedlib.experiments.federated.table2", "07_federated"),
+            "fixed: fedlib.experiments.table_summaries.table2", "07_federated"),
     Reading("Table 3's loss", "Table 3: 'average loss of global models'; which model and "
             "which data not said", "the test-set cross-entropy of each evaluated task's final "
             "global model (after its last round), averaged over the tasks with winners",
-            "every round's global model (federated.round_curves), or the validation set",
-            "fixed: fedlib.experiments.federated.table3 (task_losses; "
+            "every round's global model (table_summaries.round_curves), or the validation set",
+            "fixed: fedlib.experiments.table_summaries.table3 (task_losses; "
             "fedlib.fl.records.RoundRecord test_loss)", "07_federated"),
     Reading("Input normalisation and models", "Section 6: 'a fully connected model' "
             "(MNIST) and 'the LeNet model'; sizes and pixel scaling not given",

@@ -42,8 +42,8 @@ from typing import Any, Literal
 import numpy as np
 
 from fedlib.experiments import registry
-from fedlib.experiments.federated import DATASET_LABELS, table2, table3
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult, auction
+from fedlib.experiments.table_summaries import DATASET_LABELS, table2, table3
 from fedlib.fl.task import TaskOptions
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.storage.tolerance import (

@@ -20,8 +20,8 @@ from fedlib.experiments.adversarial import (
     group_summary,
     selection_shares,
 )
-from fedlib.experiments.federated import final_model
 from fedlib.experiments.multitask import MultiTaskResult
+from fedlib.experiments.table_summaries import final_model
 from fedlib.mechanism import MECHANISMS
 from fedlib.table import html_table
 from fedlib.viz.style import BEHAVIOUR_COLORS, mechanism_style, styled

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from fedlib.experiments.federated import DATASET_LABELS
+from fedlib.experiments.table_summaries import DATASET_LABELS
 from fedlib.paper.readings import Reading
 from fedlib.storage.comparison import Comparison
 from fedlib.storage.provenance import by_configuration

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from fedlib.cli import main
-from fedlib.experiments.federation import FAST_FEDERATION_GROUPS, federation_config
+from fedlib.experiments.flower_presets import FAST_FEDERATION_GROUPS, federation_config
 from fedlib.experiments.multitask import DEFAULT_BUDGET, MultiTaskConfig
 
 

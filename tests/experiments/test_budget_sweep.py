@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from fedlib.experiments import budget_sweep as bs
-from fedlib.experiments import federated, registry
+from fedlib.experiments import registry, table_summaries
 from fedlib.experiments.grid import SWEEP_ROUND_FIELDS, SWEEP_TASKS
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.fl.task import TaskOptions
@@ -80,8 +80,8 @@ def test_summary(tiny):
     rows = tiny.summary()
     assert [r["budget"] for r in rows] == [8.0, 20.0]
     for row, run in zip(rows, tiny.runs, strict=True):
-        assert row["share"] == federated.table2(run)
-        assert row["loss"] == federated.table3(run)
+        assert row["share"] == table_summaries.table2(run)
+        assert row["loss"] == table_summaries.table3(run)
         assert 0 <= row["first_share"] <= 1 and row["winners"] > 0
     assert rows[0]["winners"] <= rows[1]["winners"]  # a larger budget buys more workers
 

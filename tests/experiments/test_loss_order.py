@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fedlib.experiments.federated import table3
 from fedlib.experiments.loss_order import SeedComparison, highest_loss, lower_loss, mean_accuracy
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
+from fedlib.experiments.table_summaries import table3
 
 CONFIG = MultiTaskConfig(groups=((1.0, 1), (0.1, 1)), n_tasks=2, eval_from=1, budget=5.0)
 

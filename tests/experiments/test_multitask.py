@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fedlib.experiments import federated, registry
+from fedlib.experiments import registry, table_summaries
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.fl.task import TaskOptions
 
@@ -65,19 +65,19 @@ def test_losers_keep_their_reputation(tiny):
 
 def test_summaries(tiny):
     # the reading of Table 1: every task ("in 50 tasks"); Tables 2-3: the evaluated ones
-    table1 = federated.table1(tiny)
+    table1 = table_summaries.table1(tiny)
     assert set(table1) == {1.0, 0.4, 0.1}
     assert sum(row["wins"] for row in table1.values()) == sum(len(r["winners"])
                                                               for r in tiny.records)
-    late = federated.table1(tiny, all_tasks=False)
+    late = table_summaries.table1(tiny, all_tasks=False)
     assert len(tiny.evaluated) < len(tiny.records)
     assert sum(row["wins"] for row in late.values()) == sum(len(r["winners"])
                                                             for r in tiny.evaluated)
     assert all(late[d]["reputation"] == table1[d]["reputation"] for d in late)
     for row in table1.values():
         assert row["reputation"] >= 0 and row["payment_per_task"] >= 0
-    assert 0 <= federated.table2(tiny) <= 1
-    assert federated.table3(tiny) == pytest.approx(
+    assert 0 <= table_summaries.table2(tiny) <= 1
+    assert table_summaries.table3(tiny) == pytest.approx(
         np.mean([r["rounds"]["test_loss"][-1] for r in tiny.records[1:]]))
 
 
@@ -134,7 +134,7 @@ def test_tasks_without_winners_train_nothing(data_root):
     for record in empty.records:
         assert record["winners"] == [] and record["payments"] == []
         assert record["Re"] == [TINY.initial_reputation] * 7
-    assert np.isnan(federated.table3(empty))
+    assert np.isnan(table_summaries.table3(empty))
 
 
 @pytest.mark.parametrize("change,match", [

@@ -26,7 +26,7 @@ pytest.importorskip("flwr", reason="the Flower tests need the flower extra: "
 import fedlib
 from fedlib.book import ROOT
 from fedlib.cli import main
-from fedlib.experiments.federation import fast_federation
+from fedlib.experiments.flower_presets import fast_federation
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.experiments.task_store import code_fingerprint
 from fedlib.fl.attacks import Attack

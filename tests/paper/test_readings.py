@@ -564,7 +564,7 @@ def test_one_pool_of_disjoint_samples_for_every_mechanism(fast_tables):
 
 @reads("Tasks and payments of Tables 1-3")
 def test_table1_over_all_tasks_tables2_3_over_the_evaluated():
-    from fedlib.experiments import federated
+    from fedlib.experiments import table_summaries
     from fedlib.experiments.multitask import MultiTaskConfig
     assert (MultiTaskConfig().n_tasks, MultiTaskConfig().eval_from) == (50, 5)
     Re = [0.5, 0.5, 0.5, 0.5]
@@ -575,24 +575,24 @@ def test_table1_over_all_tasks_tables2_3_over_the_evaluated():
          "rounds": {"test_loss": [1.0]}},
         {"winners": [0, 1], "payments": [2.0, 3.0], "contribution": [0.9, 0.8], "Re": Re,
          "rounds": {"test_loss": [2.0]}}])
-    t1 = federated.table1(result)                                   # every task
+    t1 = table_summaries.table1(result)                                   # every task
     assert t1[1.0]["payment"] == pytest.approx(3.0)                 # (4 + 2 + 3) / 3 wins
     assert t1[0.1]["payment"] == pytest.approx(1.0)                 # task 0 counts
     assert t1[1.0]["payment_per_task"] == pytest.approx(9.0 / 6)    # 3 tasks x 2 workers
-    late = federated.table1(result, all_tasks=False)                # the alternative
+    late = table_summaries.table1(result, all_tasks=False)                # the alternative
     assert np.isnan(late[0.1]["payment"])                           # task 0 left out
     assert late[1.0]["payment_per_task"] == pytest.approx(9.0 / 4)  # 2 tasks x 2 workers
-    assert federated.table2(result) == 1.0
-    assert federated.table3(result) == pytest.approx(1.5)
+    assert table_summaries.table2(result) == 1.0
+    assert table_summaries.table3(result) == pytest.approx(1.5)
 
 
 @reads("Table 1's 'Reputation'")
 def test_table1_reputation_is_the_final_accumulated_reputation():
-    from fedlib.experiments import federated
+    from fedlib.experiments import table_summaries
     empty = {"winners": [], "payments": [], "contribution": [], "rounds": {"test_loss": []}}
     result = _result([{**empty, "Re": [0.2, 0.4, 0.5, 0.5]},
                       {**empty, "Re": [0.6, 0.8, 0.5, 0.1]}], eval_from=0)
-    t1 = federated.table1(result)
+    t1 = table_summaries.table1(result)
     assert t1[1.0]["reputation"] == pytest.approx(0.7)
     assert t1[1.0]["mean_reputation"] == pytest.approx(0.5)
     assert t1[0.1]["reputation"] == pytest.approx(0.3)
@@ -600,20 +600,20 @@ def test_table1_reputation_is_the_final_accumulated_reputation():
 
 @reads("Table 2's share")
 def test_table2_pools_the_selections():
-    from fedlib.experiments import federated
+    from fedlib.experiments import table_summaries
     result = _result([{"winners": []}, {"winners": [0, 2, 3]}, {"winners": [0, 1]}])
-    assert federated.table2(result) == pytest.approx(3 / 5)        # not (1/3 + 1) / 2
+    assert table_summaries.table2(result) == pytest.approx(3 / 5)        # not (1/3 + 1) / 2
 
 
 @reads("Table 3's loss")
 def test_table3_is_the_final_models_test_loss(engine):
-    from fedlib.experiments import federated
+    from fedlib.experiments import table_summaries
     from fedlib.fl.task import TaskOptions, score_round
     result = _result([{"winners": [0], "rounds": {"test_loss": [5.0, 4.0]}},
                       {"winners": [0], "rounds": {"test_loss": [0.9, 0.5]}},
                       {"winners": [], "rounds": {"test_loss": []}},
                       {"winners": [1], "rounds": {"test_loss": [0.8, 0.3]}}])
-    assert federated.table3(result) == pytest.approx(0.4)            # not the rounds' 0.625
+    assert table_summaries.table3(result) == pytest.approx(0.4)            # not the rounds' 0.625
     stacked, models, val, test = _models(engine, 3)
     record, new = score_round(engine, stacked, models[0], val, test, TaskOptions())
     assert record.test_loss == pytest.approx(engine.evaluate(new, *test)[0], rel=1e-9)

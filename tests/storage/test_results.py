@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fedlib.experiments import auction_sweeps, contribution, federated, multitask
+from fedlib.experiments import auction_sweeps, contribution, multitask, table_summaries
 from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.storage import comparison, results, verification
@@ -64,7 +64,7 @@ def test_load_checks_the_configuration(stored):
     assert loaded.records == json.loads(json.dumps(list(result.records)))
     again = multitask.MultiTaskResult.from_stored(loaded.config, loaded.records,
                                                   loaded.meta["wall_time_s"])
-    assert federated.table2(again) == federated.table2(result)
+    assert table_summaries.table2(again) == table_summaries.table2(result)
     with pytest.raises(ValueError, match=r"budget: stored 60\.0, expected 40\.0.*--budget 40"):
         results.load_result(NAME, replace(FAST, budget=40.0), folder)
     paper = MultiTaskConfig(dataset="mnist", device="cpu")

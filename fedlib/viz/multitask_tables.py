@@ -2,8 +2,8 @@
 Table 2's share and Table 3's loss, and what the budget does to them.
 
 Pure functions returning HTML strings rendered by :mod:`fedlib.table`; the figures of the same
-experiments are in :mod:`fedlib.viz.federated`, Tables 1-3 over the seeds in
-:mod:`fedlib.viz.seeds`.
+experiments are in :mod:`fedlib.viz.multitask_figures`, Tables 1-3 over the seeds in
+:mod:`fedlib.viz.seed_tables`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Tables of the chapter "Federated experiments" (fedlib.viz.federated_tables), on hand-made
+"""Tables of the chapter "Federated experiments" (fedlib.viz.multitask_tables), on hand-made
 rows and a fast (smoke-sized) budget sweep."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from fedlib.viz import federated_tables as ftab
+from fedlib.viz import multitask_tables as ftab
 
 
 def test_spread_table_rounds_as_the_paper_and_moves_in_scientific_notation():

@@ -3,8 +3,8 @@
 interval for one run that a printed cell is judged by
 (:func:`~fedlib.analysis.seed_statistics.number_verdict`).
 
-The rows come from :func:`~fedlib.experiments.federated.table1_over_seeds` and
-:func:`~fedlib.experiments.federated.tables23_over_seeds`: each cell a ``(statistic, paper)``
+The rows come from :func:`~fedlib.experiments.table_summaries.table1_over_seeds` and
+:func:`~fedlib.experiments.table_summaries.tables23_over_seeds`: each cell a ``(statistic, paper)``
 pair, the statistic a :class:`~fedlib.analysis.seed_statistics.SeedStatistic` (None where
 the group never won in any seed).
 """
@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from fedlib.analysis.seed_statistics import SeedStatistic
-from fedlib.experiments.federated import DATASET_LABELS
+from fedlib.experiments.table_summaries import DATASET_LABELS
 from fedlib.paper import numbers as paper_numbers
 from fedlib.table import fixed_point, html_table
 from fedlib.viz.style import NEUTRAL, mechanism_style, styled
@@ -83,7 +83,7 @@ def tables23_html(rows: Sequence[Mapping[str, Any]], digits: int = 4) -> str:
 @styled
 def seed_values_figure(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> Figure:
     """Every seed's value of Tables 2 and 3: a row per table (``tables``: its title to the
-    rows of :func:`~fedlib.experiments.federated.tables23_over_seeds`), a column per dataset,
+    rows of :func:`~fedlib.experiments.table_summaries.tables23_over_seeds`), a column per dataset,
     a column of dots per mechanism (one dot a seed), the mean with the 95% prediction interval
     for one run as a bar beside them and the paper's number as a black bar."""
     titles = list(tables)
@@ -131,7 +131,7 @@ def _mean_interval(statistic: SeedStatistic | None, digits: int) -> str:
 def carried_html(fresh: Mapping[int, Sequence[Mapping[str, Any]]],
                  carried: Mapping[int, Sequence[Mapping[str, Any]]]) -> str:
     """Tables 2 and 3 under two readings: for each run of ``carried`` (table number to the rows
-    of :func:`~fedlib.experiments.federated.tables23_over_seeds` with the model carried across
+    of :func:`~fedlib.experiments.table_summaries.tables23_over_seeds` with the model carried across
     tasks) the same mechanism and dataset of ``fresh`` (a fresh model per task) and the paper's
     number, each a mean with its 95% confidence interval and number of seeds."""
     def row_of(rows: Sequence[Mapping[str, Any]], mechanism: str) -> Mapping[str, Any]:

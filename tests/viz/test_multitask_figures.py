@@ -6,11 +6,11 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from fedlib.analysis import steady_state
-from fedlib.experiments import federated
+from fedlib.experiments import table_summaries
 from fedlib.experiments.multitask import TABLE_MECHANISMS
 from fedlib.mechanism import MECHANISMS
 from fedlib.paper import numbers as paper_numbers
-from fedlib.viz import federated as fviz
+from fedlib.viz import multitask_figures as fviz
 from fedlib.viz.canvas import outside_canvas
 
 
@@ -28,7 +28,7 @@ def test_trajectories_figure(fast_runs):
     top = fig.axes[0]
     lines = {line.get_label(): line for line in top.get_lines()}
     assert set(lines) == {"dacc 1.0", "dacc 0.7", "dacc 0.4", "dacc 0.1"}
-    traj = federated.group_trajectories(ours["mnist"])
+    traj = table_summaries.group_trajectories(ours["mnist"])
     np.testing.assert_allclose(lines["dacc 0.1"].get_ydata(), traj[0.1].Re_mean)
     assert "MNIST" in top.get_title() and "B = 60" in top.get_title()
     assert "reputation" in _texts(fig) and "payment" in _texts(fig)
@@ -42,13 +42,13 @@ def test_global_model_and_round_curves(fast_runs):
     mnist_loss = {line.get_label(): line for line in fig.axes[0].get_lines()}
     assert set(mnist_loss) == {MECHANISMS[m].label for m in TABLE_MECHANISMS}
     np.testing.assert_allclose(mnist_loss["Vanilla FL"].get_ydata(),
-                               federated.final_model(fast_runs["mnist", "vanilla"])["loss"])
+                               table_summaries.final_model(fast_runs["mnist", "vanilla"])["loss"])
     fashion_acc = [line.get_label() for line in fig.axes[3].get_lines()]
     assert fashion_acc == ["Our mechanism", "Vanilla FL"]
     curves = fviz.round_curves_figure(fast_runs)
     assert len(curves.axes) == 4 and "quartiles" in _texts(curves)
     run = fast_runs["mnist", "ours"]
-    median = np.median(federated.round_curves(run, "test_loss"), axis=0)
+    median = np.median(table_summaries.round_curves(run, "test_loss"), axis=0)
     line = next(ln for ln in curves.axes[0].get_lines() if ln.get_label() == "Our mechanism")
     np.testing.assert_allclose(line.get_ydata(), median)
     assert outside_canvas(fig) == [] and outside_canvas(curves) == []
@@ -76,7 +76,7 @@ def test_selection_figure(fast_runs):
     fig = fviz.selection_figure(maps, title="who")
     grid = np.array(fig.axes).reshape(len(TABLE_MECHANISMS), 2)
     image = grid[0, 0].get_images()[0].get_array()
-    chosen = federated.selection_matrix(fast_runs["mnist", "ours"])
+    chosen = table_summaries.selection_matrix(fast_runs["mnist", "ours"])
     assert image.shape == chosen.shape == (30, 3)
     assert np.array_equal(np.asarray(image) > 0, chosen)
     # the colour index is the worker's group (1: dacc 1.0, ..., 4: dacc 0.1)

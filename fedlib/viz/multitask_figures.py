@@ -3,7 +3,7 @@
 Pure functions of :class:`~fedlib.experiments.multitask.MultiTaskResult`,
 :class:`~fedlib.experiments.budget_sweep.BudgetSweepResult` and
 :class:`~fedlib.analysis.steady_state.SteadyState` objects returning
-:class:`matplotlib.figure.Figure` objects; the tables are in :mod:`fedlib.viz.federated_tables`.
+:class:`matplotlib.figure.Figure` objects; the tables are in :mod:`fedlib.viz.multitask_tables`.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from matplotlib.ticker import MaxNLocator
 
 from fedlib.analysis.steady_state import BudgetWindow, SteadyState
 from fedlib.experiments.budget_sweep import BudgetSweepResult
-from fedlib.experiments.federated import (
+from fedlib.experiments.multitask import MultiTaskResult
+from fedlib.experiments.table_summaries import (
     DATASET_LABELS,
     final_model,
     group_trajectories,
     round_curves,
     selection_matrix,
 )
-from fedlib.experiments.multitask import MultiTaskResult
 from fedlib.mechanism import MECHANISMS
 from fedlib.viz.style import DATASET_COLORS, NEUTRAL, group_color, mechanism_style, styled
 

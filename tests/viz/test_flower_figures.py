@@ -1,12 +1,12 @@
-"""The figures and table of a Flower federation beside the batched engine (fedlib.viz.federation),
-on hand-made task records."""
+"""The figures and table of a Flower federation beside the batched engine
+(fedlib.viz.flower_figures), on hand-made task records."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from fedlib.viz.canvas import outside_canvas
-from fedlib.viz.federation import agreement_rows, loss_figure, message_flow_figure
+from fedlib.viz.flower_figures import agreement_rows, loss_figure, message_flow_figure
 
 
 def _record(task: int, loss_shift: float = 0.0) -> dict:

@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from fedlib.mechanism import _validate
+from fedlib import checks
 
 
 def readonly(a: np.ndarray) -> np.ndarray:
@@ -115,7 +115,7 @@ def select(bids: ArrayLike, Re: ArrayLike, budget: float) -> Auction:
     >>> a.winners.tolist(), a.rho_star, a.upper.tolist()
     ([0, 1], 5.0, [5.0, 5.0, 0.0])
     """
-    return _select(*_validate.instance(bids, Re, budget))
+    return _select(*checks.auction_inputs(bids, Re, budget))
 
 
 def bid_breakpoints(bids: ArrayLike, Re: ArrayLike, budget: float, worker: int) -> np.ndarray:
@@ -136,7 +136,7 @@ def bid_breakpoints(bids: ArrayLike, Re: ArrayLike, budget: float, worker: int) 
     >>> bid_breakpoints([4, 4.5, 100], [1, 1, 1], 10, 0).round(3).tolist()
     [3.333, 4.5, 5.0, 10.0, 100.0]
     """
-    b, r, B = _validate.instance(bids, Re, budget)
+    b, r, B = checks.auction_inputs(bids, Re, budget)
     if not 0 <= worker < b.size:
         raise ValueError(f"worker must index workers 0..{b.size - 1}, got {worker}")
     if r[worker] == 0:
@@ -182,8 +182,8 @@ def ex_post_payments(auction: Auction, re: ArrayLike,
         Payments. If the winners' sum in the denominator is 0 (every winner has ``re = 0``
         under ``"re"``) the first term of ``p'`` is taken as 0, so those winners are paid 0.
     """
-    r = _validate.per_worker(re, "re", auction.bids.size)
-    return _ex_post(auction, r, _validate.choice(temp_denominator, "temp_denominator",
+    r = checks.per_worker(re, "re", auction.bids.size)
+    return _ex_post(auction, r, checks.choice(temp_denominator, "temp_denominator",
                                                  ("re", "Re")))
 
 

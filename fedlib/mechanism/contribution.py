@@ -9,14 +9,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from fedlib.mechanism import _validate
+from fedlib import checks
 
 #: Probabilities are clipped to ``[P_FLOOR, 1]`` before the logarithm of Eq. (2).
 P_FLOOR = 1e-12
 
 
 def _probabilities(P: ArrayLike) -> np.ndarray:
-    p = _validate.array(P, "P", ndim=2)
+    p = checks.array(P, "P", ndim=2)
     if np.any(p > 1):
         raise ValueError("P must hold probabilities in [0, 1]")
     return p
@@ -118,10 +118,10 @@ def task_contributions(per_round: ArrayLike, mask: ArrayLike | None = None) -> n
         ``sum_{t in T_i} contrib_i^t / |T_i|``, with ``T_i`` the rounds worker ``i`` took part
         in; 0 for a worker that took part in no round (it contributed nothing).
     """
-    raw = _validate.array(per_round, "per_round", ndim=2, allow_nan=True, nonnegative=False)
+    raw = checks.array(per_round, "per_round", ndim=2, allow_nan=True, nonnegative=False)
     took_part = ~np.isnan(raw) if mask is None else np.asarray(mask)
     if took_part.dtype != bool or took_part.shape != raw.shape:
         raise ValueError(f"mask must be a boolean array of shape {raw.shape}")
-    values = _validate.array(np.where(took_part, raw, 0.0), "per_round")
+    values = checks.array(np.where(took_part, raw, 0.0), "per_round")
     rounds = took_part.sum(axis=0)
     return np.divide(values.sum(axis=0), rounds, out=np.zeros(values.shape[1]), where=rounds > 0)

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fedlib.checks import integer
-from fedlib.mechanism import _validate
+from fedlib import checks
 from fedlib.mechanism.auction import readonly
 
 
@@ -46,13 +45,13 @@ class Instance:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        bids, Re, budget = _validate.instance(self.bids, self.Re, self.budget)
-        re = _validate.per_worker(self.re, "re", bids.size)
-        costs = bids.copy() if self.costs is None else _validate.per_worker(self.costs, "costs",
+        bids, Re, budget = checks.auction_inputs(self.bids, self.Re, self.budget)
+        re = checks.per_worker(self.re, "re", bids.size)
+        costs = bids.copy() if self.costs is None else checks.per_worker(self.costs, "costs",
                                                                            bids.size)
         fields = {"bids": readonly(bids), "Re": readonly(Re), "budget": budget,
                   "re": readonly(re), "costs": readonly(costs),
-                  "seed": integer(self.seed, "seed", minimum=0)}
+                  "seed": checks.integer(self.seed, "seed", minimum=0)}
         for name, value in fields.items():
             object.__setattr__(self, name, value)
 

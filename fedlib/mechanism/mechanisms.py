@@ -24,7 +24,8 @@ from typing import ClassVar, Literal, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
-from fedlib.mechanism import _knapsack, _validate
+from fedlib import checks
+from fedlib.mechanism import _knapsack
 from fedlib.mechanism.auction import Auction, _ex_post, _select, bid_breakpoints, readonly
 
 Knowledge = Literal["bids", "costs"]
@@ -132,14 +133,14 @@ class MechanismBase:
                costs: ArrayLike | None = None,
                rng: np.random.Generator | None = None) -> Allocation:
         """Choose the winners; see the class docstring."""
-        b, r, B = _validate.instance(bids, Re, budget)
+        b, r, B = checks.auction_inputs(bids, Re, budget)
         return self._select(b, r, B, costs, rng)
 
     def pay(self, allocation: Allocation, re: ArrayLike) -> np.ndarray:
         """Final payments, 0 for losers; see the class docstring."""
         if allocation.mechanism != self.name:
             raise ValueError(f"allocation was made by {allocation.mechanism!r}, not {self.name!r}")
-        return self._pay(allocation, _validate.per_worker(re, "re", allocation.selected.size))
+        return self._pay(allocation, checks.per_worker(re, "re", allocation.selected.size))
 
     def allocation(self, winners: ArrayLike, n: int, upper: ArrayLike | None = None, *,
                    auction: Auction | None = None) -> Allocation:
@@ -219,7 +220,7 @@ class OurMechanism(_Algorithm1):
     temp_denominator: Literal["re", "Re"] = "re"
 
     def __post_init__(self) -> None:
-        _validate.choice(self.temp_denominator, "temp_denominator", ("re", "Re"))
+        checks.choice(self.temp_denominator, "temp_denominator", ("re", "Re"))
 
     def _pay(self, allocation: Allocation, re: np.ndarray) -> np.ndarray:
         return _ex_post(allocation.auction, re, self.temp_denominator)
@@ -363,7 +364,7 @@ class ApproximateOptimal(MechanismBase):
                 costs: ArrayLike | None, rng: np.random.Generator | None) -> Allocation:
         if costs is None:
             raise ValueError("costs is required: Approximate Optimal knows the true costs")
-        c = _validate.per_worker(costs, "costs", bids.size)
+        c = checks.per_worker(costs, "costs", bids.size)
         solve = _knapsack.exact if self.exact else _knapsack.greedy
         winners = solve(Re, c, budget)
         return self.allocation(winners, bids.size, c)

@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from fedlib.mechanism import _validate
+from fedlib import checks
 from fedlib.mechanism.auction import bid_breakpoints
 from fedlib.mechanism.instances import Instance, random_instances
 from fedlib.mechanism.mechanisms import Allocation, Mechanism
@@ -108,7 +108,7 @@ class IRReport:
 
 
 def _rtol(rtol: float) -> float:
-    return _validate.scalar(rtol, "rtol", nonnegative=True)
+    return checks.scalar(rtol, "rtol", nonnegative=True)
 
 
 def _violates(w: Witness, rtol: float) -> bool:
@@ -242,8 +242,8 @@ def truthfulness(mechanism: Mechanism, instances: Iterable[Instance], *,
     rtol : float
         Relative tolerance.
     """
-    group = _validate.choice(workers, "workers", ("all", "honest", "dishonest"))
-    bids = None if grid is None else _validate.vector(grid, "grid")
+    group = checks.choice(workers, "workers", ("all", "honest", "dishonest"))
+    bids = None if grid is None else checks.vector(grid, "grid")
     suffix = "" if group == "all" else f"_{group}"
     return _summarise(f"truthful{suffix}", mechanism.name,
                       (list(_truthfulness_witnesses(mechanism, i, group, bids))
@@ -260,7 +260,7 @@ def find_truthfulness_counterexample(mechanism: Mechanism, rng: np.random.Genera
     magnitudes 1e-6..1e6 included). For our mechanism and ``workers="all"`` the search finds a
     dishonest worker who gains by overbidding and losing (Theorem 4 is false as stated).
     """
-    group = _validate.choice(workers, "workers", ("all", "honest", "dishonest"))
+    group = checks.choice(workers, "workers", ("all", "honest", "dishonest"))
     rtol = _rtol(rtol)
     if not isinstance(rng, np.random.Generator):
         raise ValueError("rng must be a numpy.random.Generator")

@@ -12,16 +12,16 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from fedlib.mechanism import _validate
+from fedlib import checks
 
 #: The paper's threshold delta of the leave-one-out check.
 DELTA = -0.005
 
 
 def _check(delta_l: ArrayLike, passed: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    d = _validate.vector(delta_l, "delta_l", nonnegative=False)
-    ok = _validate.mask(passed, "passed")
-    _validate.same_shape(delta_l=d, passed=ok)
+    d = checks.vector(delta_l, "delta_l", nonnegative=False)
+    ok = checks.mask(passed, "passed")
+    checks.same_shape(delta_l=d, passed=ok)
     return d, ok
 
 
@@ -56,8 +56,8 @@ def leave_one_out_pass(delta_l: ArrayLike, delta: float = DELTA) -> np.ndarray:
         Who passes. A single submitted model always passes: with one model the leave-one-out
         aggregate does not exist, so its ``delta_l`` (pass 0) carries no information.
     """
-    d = _validate.vector(delta_l, "delta_l", nonnegative=False)
-    threshold = _validate.scalar(delta, "delta")
+    d = checks.vector(delta_l, "delta_l", nonnegative=False)
+    threshold = checks.scalar(delta, "delta")
     return np.ones(1, dtype=bool) if d.size == 1 else d >= threshold
 
 
@@ -92,7 +92,7 @@ def quality_scores(delta_l: ArrayLike, passed: ArrayLike, s0: float = 1.0) -> np
         ``s_i`` is :func:`detection_scores`.
     """
     d, ok = _check(delta_l, passed)
-    return _quality(d, ok, _validate.scalar(s0, "s0", positive=True))
+    return _quality(d, ok, checks.scalar(s0, "s0", positive=True))
 
 
 def aggregation_weights(contrib_t: ArrayLike, delta_l: ArrayLike, passed: ArrayLike,
@@ -125,11 +125,11 @@ def aggregation_weights(contrib_t: ArrayLike, delta_l: ArrayLike, passed: ArrayL
         then returns the quality scores and ``"printed"`` uniform weights over the passing
         workers. If nobody passes, all zeros: the caller keeps the previous global model.
     """
-    cs = np.maximum(_validate.vector(contrib_t, "contrib_t", nonnegative=False), 0.0)
+    cs = np.maximum(checks.vector(contrib_t, "contrib_t", nonnegative=False), 0.0)
     d, ok = _check(delta_l, passed)
-    _validate.same_shape(contrib_t=cs, delta_l=d)
-    form = _validate.choice(denominator, "denominator", ("corrected", "printed"))
-    q = _quality(d, ok, _validate.scalar(s0, "s0", positive=True))
+    checks.same_shape(contrib_t=cs, delta_l=d)
+    form = checks.choice(denominator, "denominator", ("corrected", "printed"))
+    q = _quality(d, ok, checks.scalar(s0, "s0", positive=True))
     cs = np.where(ok, cs, 0.0)
     if not cs.any():
         cs = ok.astype(float)

@@ -12,8 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from fedlib.checks import integer
-from fedlib.mechanism import _validate
+from fedlib import checks
 
 #: theta of Eq. (4): the paper asks for (0, 0.5) and sets 0.4 (Section 4.2).
 THETA = 0.4
@@ -61,20 +60,20 @@ def _update(Re_prev: np.ndarray, re: np.ndarray, n_plus: np.ndarray, n_minus: np
 
 
 def _betas(beta1: float, beta2: float) -> tuple[float, float]:
-    return (_validate.scalar(beta1, "beta1", positive=True),
-            _validate.scalar(beta2, "beta2", low=0.0, high=1.0))
+    return (checks.scalar(beta1, "beta1", positive=True),
+            checks.scalar(beta2, "beta2", low=0.0, high=1.0))
 
 
 def _pair(x: ArrayLike, x_name: str, y: ArrayLike, y_name: str) -> tuple[np.ndarray, np.ndarray]:
-    a, b = _validate.array(x, x_name), _validate.array(y, y_name)
-    _validate.same_shape(**{x_name: a, y_name: b})
+    a, b = checks.array(x, x_name), checks.array(y, y_name)
+    checks.same_shape(**{x_name: a, y_name: b})
     return a, b
 
 
 def _count_pair(x: ArrayLike, y: ArrayLike,
                 names: tuple[str, str] = ("n_plus", "n_minus")) -> tuple[np.ndarray, np.ndarray]:
-    a, b = _validate.counts(x, names[0]), _validate.counts(y, names[1])
-    _validate.same_shape(**{names[0]: a, names[1]: b})
+    a, b = checks.counts(x, names[0]), checks.counts(y, names[1])
+    checks.same_shape(**{names[0]: a, names[1]: b})
     return a, b
 
 
@@ -92,7 +91,7 @@ def trust_input(n_pass: ArrayLike, n_fail: ArrayLike, theta: float = THETA) -> n
         Weight of passes, in (0, 1); the paper requires (0, 0.5) so that failures weigh more.
     """
     p, f = _count_pair(n_pass, n_fail, ("n_pass", "n_fail"))
-    return _trust_input(p, f, _validate.scalar(theta, "theta", low=0.0, high=1.0))
+    return _trust_input(p, f, checks.scalar(theta, "theta", low=0.0, high=1.0))
 
 
 def gompertz_trust(n_pass: ArrayLike, n_fail: ArrayLike, theta: float = THETA,
@@ -109,8 +108,8 @@ def gompertz_trust(n_pass: ArrayLike, n_fail: ArrayLike, theta: float = THETA,
     0.367879
     """
     p, f = _count_pair(n_pass, n_fail, ("n_pass", "n_fail"))
-    x = _trust_input(p, f, _validate.scalar(theta, "theta", low=0.0, high=1.0))
-    a, b, c = (_validate.scalar(v, k) for v, k in ((a, "a"), (b, "b"), (c, "c")))
+    x = _trust_input(p, f, checks.scalar(theta, "theta", low=0.0, high=1.0))
+    a, b, c = (checks.scalar(v, k) for v, k in ((a, "a"), (b, "b"), (c, "c")))
     return a * np.exp(b * np.exp(c * x))
 
 
@@ -125,7 +124,7 @@ def h(re: ArrayLike) -> np.ndarray:
 
     ``h(re) re`` is increasing on [0, 1], so a higher ``re`` always yields a higher ``Re``.
     """
-    return _h(_validate.array(re, "re"))
+    return _h(checks.array(re, "re"))
 
 
 def g(n: ArrayLike, beta1: float = BETA1, beta2: float = BETA2) -> np.ndarray:
@@ -133,7 +132,7 @@ def g(n: ArrayLike, beta1: float = BETA1, beta2: float = BETA2) -> np.ndarray:
 
     Decreasing from ``g(0) = 1`` towards ``beta2`` as the streak ``n`` grows.
     """
-    return _g(_validate.counts(n, "n"), *_betas(beta1, beta2))
+    return _g(checks.counts(n, "n"), *_betas(beta1, beta2))
 
 
 def attenuation(re: ArrayLike, n_plus: ArrayLike, n_minus: ArrayLike, beta1: float = BETA1,
@@ -144,9 +143,9 @@ def attenuation(re: ArrayLike, n_plus: ArrayLike, n_minus: ArrayLike, beta1: flo
     ``alpha`` lies in (0, 1] and ``re = 0`` gives ``alpha = 1``. The counters are those *after*
     this task's update (:func:`update_counters`).
     """
-    r = _validate.array(re, "re")
+    r = checks.array(re, "re")
     p, m = _count_pair(n_plus, n_minus)
-    _validate.same_shape(re=r, n_plus=p)
+    checks.same_shape(re=r, n_plus=p)
     return _alpha(r, p, m, *_betas(beta1, beta2))
 
 
@@ -163,7 +162,7 @@ def update_counters(re: ArrayLike, Re_prev: ArrayLike, n_plus: ArrayLike,
     """
     r, prev = _pair(re, "re", Re_prev, "Re_prev")
     p, m = _count_pair(n_plus, n_minus)
-    _validate.same_shape(re=r, n_plus=p)
+    checks.same_shape(re=r, n_plus=p)
     return _counters(r, prev, p, m)
 
 
@@ -192,7 +191,7 @@ def update_reputation(Re_prev: ArrayLike, re: ArrayLike, n_plus: ArrayLike, n_mi
     """
     prev, r = _pair(Re_prev, "Re_prev", re, "re")
     p, m = _count_pair(n_plus, n_minus)
-    _validate.same_shape(re=r, n_plus=p)
+    checks.same_shape(re=r, n_plus=p)
     return _update(prev, r, p, m, *_betas(beta1, beta2))
 
 
@@ -218,8 +217,8 @@ class ReputationLedger:
 
     def __init__(self, n_workers: int, initial_reputation: float = INITIAL_REPUTATION,
                  beta1: float = BETA1, beta2: float = BETA2) -> None:
-        n_workers = integer(n_workers, "n_workers")
-        self.initial_reputation = _validate.scalar(initial_reputation, "initial_reputation",
+        n_workers = checks.integer(n_workers, "n_workers")
+        self.initial_reputation = checks.scalar(initial_reputation, "initial_reputation",
                                                    nonnegative=True)
         self.beta1, self.beta2 = _betas(beta1, beta2)
         self._Re = np.full(int(n_workers), self.initial_reputation)
@@ -254,8 +253,8 @@ class ReputationLedger:
         re : array_like, shape (n_workers,)
             Internal reputations of all workers; only the winners' entries are read.
         """
-        w = _validate.indices(winners, "winners", len(self))
-        r = _validate.per_worker(re, "re", len(self))[w]
+        w = checks.indices(winners, "winners", len(self))
+        r = checks.per_worker(re, "re", len(self))[w]
         self._Re[w], self._n_plus[w], self._n_minus[w] = _update(
             self._Re[w], r, self._n_plus[w], self._n_minus[w], self.beta1, self.beta2)
 
@@ -272,9 +271,9 @@ class ReputationLedger:
     @classmethod
     def from_dict(cls, state: Mapping[str, Any]) -> ReputationLedger:
         """Rebuild a ledger from :meth:`to_dict` output (validated)."""
-        Re = _validate.vector(state["Re"], "Re")
+        Re = checks.vector(state["Re"], "Re")
         n_plus, n_minus = _count_pair(state["n_plus"], state["n_minus"])
-        _validate.same_shape(Re=Re, n_plus=n_plus)
+        checks.same_shape(Re=Re, n_plus=n_plus)
         ledger = cls(Re.size, state["initial_reputation"], state["beta1"], state["beta2"])
         ledger._Re, ledger._n_plus, ledger._n_minus = Re, n_plus, n_minus
         return ledger

@@ -7,8 +7,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from fedlib.checks import integer
-from fedlib.mechanism import _validate
+from fedlib import checks
 from fedlib.mechanism.instances import Instance
 from fedlib.mechanism.mechanisms import Allocation
 
@@ -35,7 +34,7 @@ def synthetic_instance(n_workers: int, budget: float, rng: np.random.Generator) 
     >>> bool(np.all((inst.Re >= 0.1) & (inst.Re <= 1)))
     True
     """
-    n_workers = integer(n_workers, "n_workers")
+    n_workers = checks.integer(n_workers, "n_workers")
     if not isinstance(rng, np.random.Generator):
         raise ValueError("rng must be a numpy.random.Generator")
     Re = rng.uniform(0.1, 1.0, n_workers)
@@ -72,12 +71,12 @@ def utility_per_payment(allocation: Allocation, payments: ArrayLike, re: ArrayLi
         paid nothing but gave a positive ``re``.
     """
     n = allocation.selected.size
-    p = _validate.per_worker(payments, "payments", n)
-    gained = float(_validate.per_worker(re, "re", n)[allocation.selected].sum())
-    if _validate.choice(per, "per", ("payment", "budget")) == "budget":
+    p = checks.per_worker(payments, "payments", n)
+    gained = float(checks.per_worker(re, "re", n)[allocation.selected].sum())
+    if checks.choice(per, "per", ("payment", "budget")) == "budget":
         if budget is None:
             raise ValueError("budget is required with per='budget'")
-        return gained / _validate.scalar(budget, "budget", positive=True)
+        return gained / checks.scalar(budget, "budget", positive=True)
     spent = float(p.sum())
     if spent > 0:
         return gained / spent

@@ -15,7 +15,7 @@ NEEDS = {
     "tests/flower": (["flwr"], "flower", "requirements-flower.txt"),
     "tests/test_ray_executor.py": (["ray"], "flower", "requirements-flower.txt"),
     # the shared_ray_head fixture of tests/conftest.py
-    "tests/conformance/test_federated.py::"
+    "tests/conformance/test_federated_run.py::"
     "test_flower_runs_a_mechanism_from_a_file_as_the_batched_engine_does":
         (["flwr"], "flower", "requirements-flower.txt"),
     "tests/test_packaging.py": (["build", "twine"], "release", "requirements-tools.txt"),

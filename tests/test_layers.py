@@ -161,8 +161,9 @@ def test_the_checks_can_fail():
     assert layer("fedlib.conformance.best_response") == "conformance.search"
     assert rank("fedlib.experiments") > rank("fedlib.conformance.search") > rank(
         "fedlib.analysis.claims")
-    assert rank("fedlib.conformance.check") > rank("fedlib.viz")
-    assert loaded(["fedlib.conformance.check", "fedlib.fl.engine"]) == ["matplotlib", "torch"]
+    assert rank("fedlib.conformance.mechanism_check") > rank("fedlib.viz")
+    assert loaded(["fedlib.conformance.mechanism_check", "fedlib.fl.engine"]) == [
+        "matplotlib", "torch"]
 
 
 def map_problems(text: str, package: Path = PACKAGE) -> list[str]:

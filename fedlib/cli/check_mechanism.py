@@ -34,9 +34,9 @@ import sys
 from fedlib.cli.reproduce import at_least
 from fedlib.cli.text import plain
 from fedlib.conformance import check_mechanism
-from fedlib.conformance.check import DEFAULT_INSTANCES
 from fedlib.conformance.comparison import DEFAULT_TRIALS
-from fedlib.conformance.federated import SETTINGS
+from fedlib.conformance.federated_run import SETTINGS
+from fedlib.conformance.mechanism_check import DEFAULT_INSTANCES
 from fedlib.conformance.protocol import load
 from fedlib.conformance.report import save
 from fedlib.conformance.search import SIZES

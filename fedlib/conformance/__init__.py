@@ -35,7 +35,7 @@ def __getattr__(name: str) -> Any:
     if name == "Certificate":
         return importlib.import_module("fedlib.conformance.certificate").Certificate
     if name == "check_mechanism":
-        return importlib.import_module("fedlib.conformance.check").check_mechanism
+        return importlib.import_module("fedlib.conformance.mechanism_check").check_mechanism
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

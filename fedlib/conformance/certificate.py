@@ -17,7 +17,7 @@ from typing import Any
 
 from fedlib import __version__
 from fedlib.conformance.comparison import Comparison
-from fedlib.conformance.federated import FederatedComparison
+from fedlib.conformance.federated_run import FederatedComparison
 from fedlib.conformance.protocol import DESCRIPTIONS, IMPLIES
 from fedlib.conformance.search import PAPER_CASES, CaseMeasure, Search, Verdict
 from fedlib.paper import examples

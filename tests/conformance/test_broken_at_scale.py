@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from broken_mechanisms import OverspendsAt80, PaysBelowBidAt40, RewardsOverbiddingAt150
 
-from fedlib.conformance.check import DEFAULT_INSTANCES
+from fedlib.conformance.mechanism_check import DEFAULT_INSTANCES
 from fedlib.conformance.search import SIZES, search
 
 AT_SCALE = {PaysBelowBidAt40: ("ir", 40), OverspendsAt80: ("budget_feasible", 80),

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from broken_mechanisms import ExAnte
 
-from fedlib.conformance import check, check_mechanism
-from fedlib.conformance.federated import federated_config, run_federated
+from fedlib.conformance import check_mechanism, mechanism_check
+from fedlib.conformance.federated_run import federated_config, run_federated
 from fedlib.conformance.protocol import load
 from fedlib.mechanism import MECHANISMS
 
@@ -57,9 +57,9 @@ def test_a_mechanism_failing_in_the_federation_is_reported_not_raised(data_root)
 def test_the_environment_is_that_of_the_federated_runs_device(data_root, monkeypatch):
     """The runs' device and threads, here a setting on torch's "meta" device (known on any
     machine), the run itself left out."""
-    monkeypatch.setattr(check, "federated_config", lambda setting, seed: replace(
+    monkeypatch.setattr(mechanism_check, "federated_config", lambda setting, seed: replace(
         federated_config(setting, seed), device="meta", threads=2))
-    monkeypatch.setattr(check, "run_federated", lambda config, *mechanisms, engine: None)
+    monkeypatch.setattr(mechanism_check, "run_federated", lambda config, *mechanisms, engine: None)
     cert = check_mechanism(ExAnte(), instances=0, trials=0, paper=False, federated="fast")
     assert cert.environment["device"] == "meta" and cert.environment["threads"] == 2
 

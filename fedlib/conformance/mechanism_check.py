@@ -13,7 +13,7 @@ from typing import Any
 from fedlib.checks import integer
 from fedlib.conformance.certificate import Certificate
 from fedlib.conformance.comparison import DEFAULT_TRIALS, compare
-from fedlib.conformance.federated import SETTINGS, Engine, federated_config, run_federated
+from fedlib.conformance.federated_run import SETTINGS, Engine, federated_config, run_federated
 from fedlib.conformance.protocol import USER_MODULE, claimed, conform, load
 from fedlib.conformance.report import save
 from fedlib.conformance.search import search

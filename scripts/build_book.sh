@@ -4,7 +4,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
 step "vendor MathJax and the widget manager"
 bash scripts/vendor.sh
 step "pair chapters with their notebooks (the pages offer them for download)"
-mapfile -t chapters < <(python -m fedlib.book)
+mapfile -t chapters < <(python scripts/book.py)
 jupytext --sync "${chapters[@]}"
 step "build the book at full scale"
 unset FEDLIB_FAST

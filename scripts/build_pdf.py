@@ -45,9 +45,8 @@ from pypdf.generic import ArrayObject, FloatObject, NameObject, NullObject
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests_book"))
+from book import chapter_titles, toc_files, toc_parts  # noqa: E402
 from browser import check_page, open_browser, print_problems  # noqa: E402
-
-from fedlib.book import chapter_titles, toc_files, toc_parts  # noqa: E402
 
 #: A4 in inches, and the margins of a chapter's page (the bottom one holds the page number).
 PAPER = {"paperWidth": 8.27, "paperHeight": 11.69, "marginTop": 0.55, "marginBottom": 0.75,

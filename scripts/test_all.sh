@@ -6,7 +6,7 @@ step "ruff"
 ruff check .
 
 step "pair chapters with their notebooks"
-mapfile -t chapters < <(python -m fedlib.book)
+mapfile -t chapters < <(python scripts/book.py)
 jupytext --sync "${chapters[@]}"
 
 # Two workers (this machine has 2 cores). Tests go to whichever worker is free (the slow
@@ -17,12 +17,13 @@ jupytext --sync "${chapters[@]}"
 WORKERS=(-n "${FEDLIB_TEST_WORKERS:-2}")
 
 step "unit, property and sync tests"
-python -m pytest tests -q -p no:cacheprovider "${WORKERS[@]}" --dist loadgroup
+# (--durations: the slowest tests, the first place to look when CI's time grows)
+python -m pytest tests -q -p no:cacheprovider "${WORKERS[@]}" --dist loadgroup --durations=30
 
-# Every chapter but those executed at the paper's scale only (fedlib.book.FULL_SCALE_ONLY:
+# Every chapter but those executed at the paper's scale only (FULL_SCALE_ONLY of scripts/book.py:
 # the Flower federation, whose slow sections run alike in both modes).
 step "execute the chapters in fast mode (nbval)"
-mapfile -t fast_chapters < <(python -m fedlib.book --fast-checked)
+mapfile -t fast_chapters < <(python scripts/book.py --fast-checked)
 FEDLIB_FAST=1 python -m pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env \
   --nbval-cell-timeout=900 "${WORKERS[@]}" --dist loadscope "${fast_chapters[@]/%.md/.ipynb}"
 

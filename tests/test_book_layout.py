@@ -9,9 +9,7 @@ from pathlib import Path
 
 import jupytext
 import pytest
-from jupytext.config import load_jupytext_config
-
-from fedlib.book import (
+from book import (
     BACK_MATTER,
     FULL_SCALE_ONLY,
     ROOT,
@@ -21,6 +19,7 @@ from fedlib.book import (
     toc_files,
     toc_parts,
 )
+from jupytext.config import load_jupytext_config
 
 
 def test_every_toc_entry_has_a_markdown_file():

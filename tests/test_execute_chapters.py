@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from book import ROOT, notebook_chapters
 from jupyter_cache import get_cache
-
-from fedlib.book import ROOT, notebook_chapters
 
 SCRIPT = ROOT / "scripts" / "execute_chapters.py"
 FRONT = """---

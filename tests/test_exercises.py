@@ -10,8 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-from fedlib.book import exercises, notebook_chapters, teaching_chapters
+from book import exercises, notebook_chapters, teaching_chapters
 
 MIN_EXERCISES = 2
 HEADING = "## Exercises"

@@ -6,8 +6,7 @@ import subprocess
 import sys
 
 import pytest
-
-from fedlib.book import ROOT
+from book import ROOT
 
 #: What needs an extra, the modules that its absence makes fail to import, and the pinned file
 #: that the skip must name.

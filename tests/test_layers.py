@@ -3,7 +3,7 @@
 ``cli`` -> ``conformance`` -> ``viz`` and ``flower`` -> ``storage`` -> ``experiments`` ->
 ``conformance.search`` -> ``fl`` and ``analysis`` -> ``mechanism`` (``fl`` trains models,
 ``analysis`` computes with numpy alone; neither imports the other), with the bottom modules
-(``runtime``, ``book``, ``paper``, ``table``: anything directly under ``fedlib/`` that is not a
+(``runtime``, ``paper``, ``table``: anything directly under ``fedlib/`` that is not a
 layer) below them all, and ``checks`` (the argument checks every layer shares) below those.
 ``conformance.search`` is a sub-layer: the conformance kit's numpy-only modules (its mechanism
 protocol, counterexample search and exact best response), which rank apart from the rest of

@@ -22,8 +22,8 @@ import re
 import shutil
 
 import pytest
+from book import toc_files
 
-from fedlib.book import toc_files
 from fedlib.experiments import adversarial, budget_sweep, multitask, sensitivity
 from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.multitask import MultiTaskConfig

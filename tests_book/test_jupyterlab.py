@@ -22,6 +22,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from book import ROOT, notebook_chapters
 from browser import open_browser
 from lab import (
     close_all,
@@ -36,8 +37,6 @@ from lab import (
 )
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-
-from fedlib.book import ROOT, notebook_chapters
 
 pytest.importorskip("jupyterlab", reason="needs the lab extra: "
                     "pip install -r requirements-lab.txt")

@@ -8,8 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from fedlib.book import BACK_MATTER, toc_parts
+from book import BACK_MATTER, toc_parts
 
 NUMBERED = [name for caption, names in toc_parts().items() if caption != BACK_MATTER
             for name in names]

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from fedlib.book import (
+from book import (
     BACK_MATTER,
     ROOT,
     chapter_titles,

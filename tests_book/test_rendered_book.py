@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from fedlib.book import BACK_MATTER, ROOT, is_notebook, notebook_chapters, toc_files, toc_parts
+from book import BACK_MATTER, ROOT, is_notebook, notebook_chapters, toc_files, toc_parts
 
 sys.path.insert(0, str(Path(__file__).parent))
 from browser import check_page  # noqa: E402

@@ -9,9 +9,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from book import ROOT, exercises, teaching_chapters
 from selenium.webdriver.common.by import By
-
-from fedlib.book import ROOT, exercises, teaching_chapters
 
 PAGES = [path.relative_to(ROOT).with_suffix("").as_posix() for path in teaching_chapters()]
 #: sphinx-exercise's nodes; sphinx-togglebutton marks a folded dropdown ``toggle-hidden`` and

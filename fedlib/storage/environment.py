@@ -11,9 +11,10 @@ The fingerprint holds the device (and GPU name, with the TF32 switches), the CPU
 model, the instruction set level torch's CPU kernels dispatch to
 (``torch.backends.cpu.get_cpu_capability()``), the variables that lower the level of the
 math libraries (:data:`ISA_VARIABLES`), the torch and numpy versions, the torch threads of the
-run, and the SHA-256 of the lock file (:data:`LOCK_FILE`) where its pins of the packages that
-compute (:data:`NUMERIC_PACKAGES`) are the versions installed (None otherwise: a machine that
-installed other versions did not compute with the lock's environment). Two environments are the
+run, and the SHA-256 of the checkout's lock file (:data:`LOCK_NAME`) where its pins of the
+packages that compute (:data:`NUMERIC_PACKAGES`) are the versions installed (None otherwise: a
+machine that installed other versions, or ran outside a checkout, did not compute with the
+lock's environment). Two environments are the
 same when everything but the lock's hash agrees (:func:`same_environment`): the hash records
 which lock was installed, and adding a package that computes nothing (scipy for the seed
 statistics) must not turn every stored result into another environment's.
@@ -32,11 +33,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from fedlib.book import ROOT
 from fedlib.fl.device import cpu_field, exact_float32, resolve_device
+from fedlib.storage.locations import book_root
 
-#: Every package of the environment that made the stored results, pinned with hashes.
-LOCK_FILE = ROOT / "requirements.lock"
+#: Every package of the environment that made the stored results, pinned with hashes: this
+#: file of the book's checkout (:func:`~fedlib.storage.locations.book_root`).
+LOCK_NAME = "requirements.lock"
 #: Environment variables that change which CPU kernels torch, MKL and oneDNN run.
 ISA_VARIABLES = ("ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA")
 #: The packages whose versions decide a run's numbers (torchvision decodes the datasets).
@@ -55,9 +57,15 @@ def lock_pins(text: str) -> dict[str, str]:
             for name, version in re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", text, re.MULTILINE)}
 
 
-def lock_hash(path: str | os.PathLike[str] = LOCK_FILE) -> str | None:
-    """SHA-256 of the lock file where the installed :data:`NUMERIC_PACKAGES` are the versions
-    it pins; None where there is no lock (an installed package) or they are not."""
+def lock_hash(path: str | os.PathLike[str] | None = None) -> str | None:
+    """SHA-256 of the lock file ``path`` (default: the checkout's, :data:`LOCK_NAME`) where the
+    installed :data:`NUMERIC_PACKAGES` are the versions it pins; None where there is no lock
+    (outside a checkout) or they are not."""
+    if path is None:
+        root = book_root()
+        if root is None:
+            return None
+        path = root / LOCK_NAME
     path = Path(path)
     if not path.exists():
         return None

@@ -29,7 +29,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from fedlib.book import ROOT
 from fedlib.experiments import adversarial, multitask, registry, sensitivity
 from fedlib.experiments.adversarial import AdversarialConfig
 from fedlib.experiments.budget_sweep import BudgetSweepConfig
@@ -40,13 +39,24 @@ from fedlib.experiments.registry import Experiment
 from fedlib.experiments.sensitivity import SensitivityConfig
 from fedlib.runtime import fast_mode
 from fedlib.storage import environment, results
+from fedlib.storage.locations import book_root
 
 Mode = Literal["stored", "fast", "recompute"]
 
 
 def results_dir() -> Path:
-    """``$FEDLIB_RESULTS`` if set, else ``<fedlib checkout>/results``."""
-    return Path(os.environ.get("FEDLIB_RESULTS") or ROOT / "results")
+    """``$FEDLIB_RESULTS`` if set, else the ``results`` folder of the book's checkout that
+    holds the working folder (:func:`~fedlib.storage.locations.book_root`); outside a checkout
+    without the variable, a FileNotFoundError says so."""
+    if os.environ.get("FEDLIB_RESULTS"):
+        return Path(os.environ["FEDLIB_RESULTS"])
+    root = book_root()
+    if root is None:
+        raise FileNotFoundError(
+            f"no stored results: {Path.cwd()} is not inside a checkout of the book (a folder "
+            "with _toc.yml and fedlib/); run from one, or set FEDLIB_RESULTS to a results "
+            "folder")
+    return root / "results"
 
 
 def recompute_mode() -> bool:
@@ -102,9 +112,9 @@ class Provenance:
 
     def row(self) -> dict[str, str]:
         """The provenance as strings, for a table."""
-        path = self.path
-        if path is not None and path.resolve().is_relative_to(ROOT):
-            path = path.resolve().relative_to(ROOT)
+        path, root = self.path, book_root()
+        if path is not None and root is not None and path.resolve().is_relative_to(root):
+            path = path.resolve().relative_to(root)
         where = {"stored": f"read from {path}",
                  "fast": "computed now, smoke-sized (FEDLIB_FAST=1)",
                  "recompute": "computed now (FEDLIB_RECOMPUTE=1)"}[self.source]

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from book import ROOT
 
-from fedlib.book import ROOT
 from fedlib.cli import main
 
 BROKEN = ROOT / "tests" / "conformance" / "broken_mechanisms.py"

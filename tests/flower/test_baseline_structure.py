@@ -15,7 +15,8 @@ import pytest
 pytest.importorskip("flwr", reason="the Flower tests need the flower extra: "
                     "pip install -r requirements-flower.txt")
 
-from fedlib.book import ROOT
+from book import ROOT
+
 from fedlib.experiments.flower_presets import federation_config
 from fedlib.experiments.multitask import worker_pool
 from fedlib.flower.settings import RUN_CONFIG

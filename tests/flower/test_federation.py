@@ -23,8 +23,9 @@ import torch
 pytest.importorskip("flwr", reason="the Flower tests need the flower extra: "
                     "pip install -r requirements-flower.txt")
 
+from book import ROOT
+
 import fedlib
-from fedlib.book import ROOT
 from fedlib.cli import main
 from fedlib.experiments.flower_presets import fast_federation
 from fedlib.experiments.multitask import MultiTaskConfig, run_multitask

@@ -7,8 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from fedlib.book import ROOT
+from book import ROOT
 
 #: Eq. (13) as the paper prints it (alpha weighs the newest task's internal reputation).
 EQ13 = r"Re_i^{\tau} = \alpha\, re_i^{\tau} + (1 - \alpha)\, Re_i^{\tau-1}"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from book import ROOT
 
-from fedlib.book import ROOT
 from fedlib.paper.readings import PAPER_SECTIONS, READINGS
 
 CHAPTERS = sorted((ROOT / "chapters").glob("*.md"))

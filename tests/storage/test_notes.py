@@ -11,8 +11,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from book import ROOT
 
-from fedlib.book import ROOT
 from fedlib.storage import environment
 from fedlib.storage.provenance import notes, provenance_html, stored_name
 from fedlib.storage.stored import Provenance

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from book import ROOT
 
-from fedlib.book import ROOT
 from fedlib.experiments import budget_sweep, multitask
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.fl.task import TaskOptions

@@ -5,6 +5,10 @@ Exercises are sphinx-exercise directives in a chapter's last section, ``## Exerc
 ``{exercise}`` with a ``:label:``, then its ``{solution}`` (text only) or the gated pair
 ``{solution-start}`` / ``{solution-end}`` around the solution's prose and code cells, whose
 checks run at every build. :func:`exercises` reads them from a chapter's MyST source.
+
+This module belongs to the book, not to fedlib's wheel: ``python scripts/book.py`` prints the
+notebook chapters for the build scripts, and the tests import it as ``book`` (``pythonpath``
+in pyproject.toml).
 """
 
 from __future__ import annotations

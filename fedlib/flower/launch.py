@@ -21,7 +21,6 @@ this environment, where the bundle's dependencies are installed.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import signal
 import socket
@@ -38,7 +37,9 @@ from types import TracebackType
 from typing import Any
 
 import httpx
+import psutil
 import tomli_w
+from filelock import FileLock
 
 import fedlib
 from fedlib.experiments.task_store import code_fingerprint
@@ -52,6 +53,9 @@ APP = files("fedlib.flower") / "app_template" / "pyproject.toml"
 QUIET_ENV = {"FLWR_DISABLE_UPDATE_CHECK": "1", "FLWR_DISABLE_RUNTIME_DEPENDENCY_INSTALLATION": "1"}
 #: What ``ray start --block`` prints once its node is up.
 READY = "This command will now block forever"
+#: Milliseconds a Ray head's raylet gives its agents to register (Ray's default is shorter,
+#: which a machine busy with other work misses).
+AGENT_TIMEOUT_MS = 60_000
 
 
 def stage_app(folder: str | os.PathLike[str]) -> Path:
@@ -86,42 +90,33 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _processes() -> list[tuple[int, int, int]]:
-    """Every process's id, parent and process group, from /proc."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            found.append((int(stat.parent.name), int(fields[1]), int(fields[2])))
-    return found
-
-
 def descendants(pid: int) -> list[int]:
-    """The processes that ``pid`` started, and theirs, down the tree (from /proc)."""
-    tree: dict[int, list[int]] = {}
-    for child, parent, _ in _processes():
-        tree.setdefault(parent, []).append(child)
-    found, todo = [], [pid]
-    while todo:
-        children = tree.get(todo.pop(), [])
-        found += children
-        todo += children
-    return found
+    """The processes that ``pid`` started, and theirs, down the tree."""
+    with contextlib.suppress(psutil.Error):
+        return [child.pid for child in psutil.Process(pid).children(recursive=True)]
+    return []
 
 
 def process_alive(pid: int) -> bool:
     """Whether the process ``pid`` still runs (a zombie, ended but not yet reaped, does not)."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
         return False
-    return state != "Z"
 
 
 def _group(pid: int) -> list[int]:
     """The processes of the process group ``pid`` leads (started with a session of its own,
-    its children stay in it even when their parent has died)."""
-    return [member for member, _, group in _processes() if group == pid]
+    its children stay in it even when their parent has died; none where the operating system
+    has no process groups)."""
+    if not hasattr(os, "getpgid"):
+        return []
+    members = []
+    for process in psutil.process_iter():
+        with contextlib.suppress(OSError, psutil.Error):
+            if os.getpgid(process.pid) == pid:
+                members.append(process.pid)
+    return members
 
 
 def stop_process(process: subprocess.Popen[Any], grace: float = 15.0) -> None:
@@ -139,14 +134,8 @@ def stop_process(process: subprocess.Popen[Any], grace: float = 15.0) -> None:
             return
     for pid in {*pids, *descendants(process.pid), *_group(process.pid)}:
         with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+            os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
     process.wait()
-
-
-def _raise_priority() -> None:
-    """In a child before it runs: a higher CPU priority where allowed (root), else none."""
-    with contextlib.suppress(OSError):
-        os.nice(-10)
 
 
 class RayHead:
@@ -154,12 +143,12 @@ class RayHead:
 
     ``ray start --head --block`` with its own temporary folder and ports (so that no other Ray
     on the machine is touched), no dashboard and no log monitor: one process whose id is
-    recorded, stopped with its group. Ray gives its node 30 s to register and the raylet's
-    agents 15 s to start, which a busy machine can miss: the head starts at a higher priority
-    where this process may raise it (root), which every process of the head gets back to this
-    process's once the node is up, and is started again, up to ``attempts`` times (each a
-    minute at most); heads start one at a time on a machine (a lock file in the temporary
-    folder), and a head is up when ``ray start`` says so in its log (``head.log``).
+    recorded, stopped with its group. Ray gives its node 30 s to register (a fixed deadline)
+    and the raylet's agents a configurable time to start (:data:`AGENT_TIMEOUT_MS`, set here
+    above Ray's default), which a busy machine can miss: the head is then started again, up to
+    ``attempts`` times (each ``startup_timeout`` seconds at most); heads start one at a time on
+    a machine (a lock file in the temporary folder), and a head is up when ``ray start`` says
+    so in its log (``head.log``). No process's priority is changed.
 
     Parameters
     ----------
@@ -177,7 +166,8 @@ class RayHead:
         self.startup_timeout = startup_timeout
         self.env = {key: value for key, value in (env or os.environ).items()
                     if key != "RAY_ADDRESS"}
-        self.env.update(RAY_USAGE_STATS_ENABLED="0", PYTHONUNBUFFERED="1")
+        self.env.update(RAY_USAGE_STATS_ENABLED="0", PYTHONUNBUFFERED="1",
+                        RAY_agent_register_timeout_ms=str(AGENT_TIMEOUT_MS))
         self.process: subprocess.Popen[Any] | None = None
         self.port = 0
 
@@ -190,8 +180,7 @@ class RayHead:
         self.folder.mkdir(parents=True, exist_ok=True)
         # one head starts at a time on this machine: heads starting together (parallel tests, a
         # chapter beside them) slow each other past Ray's start-up deadlines
-        with (Path(tempfile.gettempdir()) / "fedlib-ray-start.lock").open("a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with FileLock(Path(tempfile.gettempdir()) / "fedlib-ray-start.lock"):
             for _ in range(self.attempts):
                 if self._start():
                     return self
@@ -213,17 +202,12 @@ class RayHead:
                  "--num-cpus", str(self.cpus), "--include-dashboard", "false",
                  "--include-log-monitor", "false", "--ray-client-server-port",
                  str(_free_port()), "--temp-dir", str(self.folder), "--disable-usage-stats"],
-                stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True,
-                preexec_fn=_raise_priority)
+                stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline and self.process.poll() is None:
             # ``ray start --block`` says so once its node has registered (read from its log:
             # polling ``ray status``, a Python process each time, slows a busy machine's start)
             if READY in (self.folder / "head.log").read_text(errors="replace")[offset:]:
-                niceness = os.getpriority(os.PRIO_PROCESS, 0)
-                for pid in _group(self.process.pid):
-                    with contextlib.suppress(OSError):
-                        os.setpriority(os.PRIO_PROCESS, pid, niceness)
                 return True
             time.sleep(0.5)
         stop_process(self.process)

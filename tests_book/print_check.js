@@ -16,7 +16,7 @@ for (const selector of chrome) {
   }
 }
 // Folded outputs (myst-nb's hide-output) are part of the text: open in print.
-for (const details of main.querySelectorAll('details.hide.below-input')) {
+for (const details of main.querySelectorAll('details.hide.below-input, details.hide.above-output')) {
   if (!details.open) problems.push('a folded output is left out of the print: ' + label(details));
 }
 // Code must wrap, not scroll out of the page.

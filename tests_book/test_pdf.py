@@ -1,8 +1,9 @@
 """The whole book as one PDF (``scripts/build_pdf.sh``, after the HTML build), read as a reader
 would use it: a title page that says what and whose it is, a table of contents whose page
-numbers find the sections, a number on every page, bookmarks by part, chapter and section,
-every link inside the book a jump inside the PDF, no screen chrome, folded outputs printed,
-math typeset; linked from the introduction; every chapter offers its notebook and source."""
+numbers find the sections, a number on every page and no page with nothing else, bookmarks by
+part, chapter and section, every link inside the book a jump inside the PDF, no screen chrome,
+folded outputs printed, math typeset, status marks printed; linked from the introduction;
+every chapter offers its notebook and source."""
 
 from __future__ import annotations
 
@@ -37,9 +38,11 @@ PdfReader = pytest.importorskip("pypdf", reason="needs the release extra: "
 PDF = Path(os.environ.get("FEDLIB_PDF", ROOT / "_build/pdf/book.pdf"))
 #: TeX that MathJax would have typeset: left in the PDF's text it means raw formulas.
 RAW_TEX = ("\\frac", "$$", "\\begin{", "\\mathrm", "\\sum_", "\\tag{")
-#: Screen chrome that must not print: myst-nb's fold bars, widget markup, the theme's buttons.
+#: Screen chrome that must not print: myst-nb's fold bars, widget markup, the theme's buttons,
+#: a text's call to click (on paper everything is open).
 CHROME = ("Show code cell", "Hide code cell", "application/vnd.jupyter", "widget-view",
-          "Loading widget", "Copy to clipboard", "Skip to main content", "Back to top")
+          "Loading widget", "Copy to clipboard", "Skip to main content", "Back to top",
+          "click")
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +94,28 @@ def test_every_page_but_the_title_page_has_its_number_in_the_footer(book):
     unnumbered = [index + 1 for index, text in enumerate(texts[1:], start=1)
                   if not re.search(rf"(^|\D){index + 1}\s*$", text.strip())]
     assert not unnumbered, f"pages without their number in the footer: {unnumbered[:20]}"
+
+
+def blank_pages(texts: list[str], images: list[int], title: str) -> list[int]:
+    """The pages (numbered from 1) after the title page that print nothing but their footer:
+    no image and no text besides the book's ``title`` and the page's number."""
+    return [number for number, (text, count) in enumerate(zip(texts, images, strict=True), 1)
+            if number > 1 and not count
+            and not _squeezed(text).replace(_squeezed(title), "").removesuffix(str(number))]
+
+
+def test_a_page_with_only_its_footer_is_found():
+    texts = ["Title page", "Book 2", "Some text\nBook 3", "", "Book 5"]
+    assert blank_pages(texts, [0, 0, 0, 0, 1], "Book") == [2, 4]
+
+
+def test_no_page_prints_only_its_footer(book):
+    """A block kept whole but taller than a page is not pushed to a fresh page past an empty
+    one (print.js lets it break)."""
+    reader, texts = book
+    title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
+    blank = blank_pages(texts, [len(page.images) for page in reader.pages], title)
+    assert not blank, f"pages with only their footer: {blank}"
 
 
 def test_the_contents_list_every_chapter_at_its_page(book):
@@ -182,7 +207,8 @@ def test_the_math_is_typeset(book):
 
 
 class _FoldedOutputs(HTMLParser):
-    """The text of every output folded behind "Show code cell output" (hide-output)."""
+    """The text of every output folded behind "Show code cell output(s)" (hide-output: below
+    its source, or alone, above the output, when the source is removed)."""
 
     def __init__(self):
         super().__init__()
@@ -190,7 +216,8 @@ class _FoldedOutputs(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         classes = (dict(attrs).get("class") or "").split()
-        if tag == "details" and self.depth == 0 and {"hide", "below-input"} <= set(classes):
+        folded = {"below-input", "above-output"} & set(classes)
+        if tag == "details" and self.depth == 0 and "hide" in classes and folded:
             self.depth, self.texts = 1, [*self.texts, ""]
         elif self.depth and tag == "details":
             self.depth += 1
@@ -205,7 +232,8 @@ class _FoldedOutputs(HTMLParser):
 
 
 def test_folded_outputs_are_printed(book, html_dir):
-    """An output folded in the HTML (e.g. chapter 14's table of the paper's claims) prints."""
+    """An output folded in the HTML (e.g. chapter 12's table of the attacks, chapter 6's medians
+    behind its figures) prints."""
     _, texts = book
     printed = _squeezed("".join(texts))
     missing = []
@@ -213,7 +241,7 @@ def test_folded_outputs_are_printed(book, html_dir):
         parser = _FoldedOutputs()
         parser.feed((html_dir / f"{name}.html").read_text())
         for text in parser.texts:
-            words = re.sub(r"Show code cell output|Hide code cell output", "", text)
+            words = re.sub(r"(Show|Hide) code cell outputs?", "", text)
             words = _squeezed(words)[:30]
             if len(words) >= 12 and words not in printed:
                 missing.append(f"{name}: {words}")
@@ -270,6 +298,19 @@ def test_every_figure_is_printed_with_its_caption(book, html_dir):
     assert len(captions) > 30, f"only {len(captions)} figure captions found in the HTML"
     problems = captions_apart(captions, texts, images)
     assert not problems, problems
+
+
+def test_the_status_marks_print(book, html_dir):
+    """The execution table's status marks (emoji in the HTML, which the print fonts lack)
+    print as check or cross marks, not as empty boxes."""
+    reader, texts = book
+    marks = len(re.findall("[\u2705\u274c]", (html_dir / "chapters/status.html").read_text()))
+    start = _outline_tree(reader)[-1][2][-1][1]
+    printed = "".join(texts[start:])
+    assert _squeezed(chapter_titles()["status"]) in _squeezed(texts[start])
+    assert marks > 10
+    assert len(re.findall("[\u2713\u2717]", printed)) == marks
+    assert not re.search("[\x00\ufffd\u2705\u274c]", printed)  # \x00: a missing glyph
 
 
 def exercise_headings(page: str) -> dict[str, tuple[str, str]]:
@@ -384,12 +425,14 @@ def test_the_print_check_sees_screen_chrome(driver, tmp_path):
     page = tmp_path / "broken.html"
     page.write_text("""<!doctype html><html><body><main>
 <details class="hide below-input"><summary>Show code cell output</summary><p>out</p></details>
+<details class="hide above-output"><summary>Show code cell outputs</summary><p>out</p></details>
 <div class="jupyter-widgets widget-slider"><span>slider</span></div><input type="text">
 <pre style="white-space: pre; overflow: auto">""" + "x" * 400 + """</pre>
 <table style="width: 1500px"><tr><td>wide</td></tr></table>
 </main></body></html>""")
     driver.get(page.as_uri())
     problems = " | ".join(print_problems(driver))
+    assert problems.count("a folded output is left out") == 2, problems
     for expected in ("printed screen chrome (summary)", "printed screen chrome (input)",
                      "printed screen chrome (.widget-slider)", "a folded output is left out",
                      "code cut off", "table wider than the printed column"):

@@ -186,7 +186,8 @@ def numbered(page: Printed, title: str) -> str:
 
 def contents_html(html: Path, printed: list[Printed], first_page: dict[str, int]) -> str:
     """The printed table of contents: parts, chapters and their sections, with page numbers
-    (as printed in the footers) and links to them."""
+    (as printed in the footers) and links to them, within a chapter's page margins (the
+    bottom one holds the footer)."""
     by_name = {p.name: p for p in printed}
     titles = chapter_titles()
 
@@ -206,8 +207,10 @@ def contents_html(html: Path, printed: list[Printed], first_page: dict[str, int]
     for caption, names in toc_parts().items():
         body.append(f'<li class="part">{htmllib.escape(caption)}</li>')
         body += [chapter(name) for name in names]
+    margins = " ".join(f"{PAPER[f'margin{side}']}in" for side in ("Top", "Right", "Bottom", "Left"))
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Contents</title>
 <style>{PAGE_CSS}
+@page {{ margin: {margins}; }}
 h1 {{ font-size: 22pt; margin: 0 0 8mm; }}
 ul {{ list-style: none; padding: 0; margin: 0; font-size: 10.5pt; }}
 li a {{ display: flex; color: inherit; text-decoration: none; }}
@@ -362,8 +365,7 @@ def print_book(html: Path, out: Path) -> int:
                     first_page[p.name] = page
                     page += len(p.pdf.pages)
                 contents = _print_html(driver, contents_html(html, printed, first_page), folder,
-                                       "contents.html", {"marginTop": 0.8, "marginLeft": 0.85,
-                                                         "marginRight": 0.85})
+                                       "contents.html", {})
                 if len(contents.pages) == contents_pages:
                     break
                 contents_pages = len(contents.pages)

@@ -1,18 +1,20 @@
 """The whole book as one PDF (``scripts/build_pdf.sh``, after the HTML build), read as a reader
-would use it: a title page that says what and whose it is, a table of contents whose page
-numbers find the sections, a number on every page and no page with nothing else, bookmarks by
-part, chapter and section, every link inside the book a jump inside the PDF, no screen chrome,
-folded outputs printed, math typeset, status marks printed; linked from the introduction;
-every chapter offers its notebook and source."""
+would use it: a title page that says what and whose it is, a table of contents within the page
+margins whose page numbers find the sections, a number on every page and no page with nothing
+else, bookmarks by part, chapter and section, every link inside the book a jump inside the PDF,
+no screen chrome, folded outputs printed, math typeset, status marks printed; linked from the
+introduction; every chapter offers its notebook and source."""
 
 from __future__ import annotations
 
 import functools
 import html as htmllib
+import math
 import os
 import re
 import sys
 import unicodedata
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -30,7 +32,9 @@ from book import (
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(ROOT / "scripts"))
 from browser import print_problems  # noqa: E402
+from build_pdf import PAPER  # noqa: E402
 
 PdfReader = pytest.importorskip("pypdf", reason="needs the release extra: "
                                 "pip install -r requirements-tools.txt").PdfReader
@@ -116,6 +120,80 @@ def test_no_page_prints_only_its_footer(book):
     title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
     blank = blank_pages(texts, [len(page.images) for page in reader.pages], title)
     assert not blank, f"pages with only their footer: {blank}"
+
+
+@dataclass(frozen=True)
+class Run:
+    """A piece of a PDF page's text as printed: where it starts (points from the bottom left),
+    its font's size in points, its fill colour (RGB in 0-1) and its font's name."""
+
+    text: str
+    x: float
+    y: float
+    size: float
+    fill: tuple[float, float, float]
+    font: str
+
+
+def text_runs(page) -> list[Run]:
+    """The text of a PDF page as pypdf reads it, with each piece's position, size and colour
+    (the fill colour set by ``rg`` or ``g``, saved and restored with ``q`` and ``Q``)."""
+    runs, saved = [], []
+    fill = (0.0, 0.0, 0.0)
+
+    def operator(op, args, cm, tm):
+        nonlocal fill
+        if op == b"q":
+            saved.append(fill)
+        elif op == b"Q" and saved:
+            fill = saved.pop()
+        elif op == b"rg":
+            fill = tuple(float(a) for a in args)
+        elif op == b"g":
+            fill = (float(args[0]),) * 3
+
+    def text(words, cm, tm, font, size):
+        if words.strip():
+            runs.append(Run(words, tm[4] * cm[0] + tm[5] * cm[2] + cm[4],
+                            tm[4] * cm[1] + tm[5] * cm[3] + cm[5],
+                            size * math.hypot(tm[0], tm[1]) * math.hypot(cm[0], cm[1]), fill,
+                            str((font or {}).get("/BaseFont", ""))))
+
+    page.extract_text(visitor_text=text, visitor_operand_before=operator)
+    return runs
+
+
+def outside_margins(runs: list[Run], width: float, height: float, footer: set[str]) -> list[str]:
+    """The runs of a page printed outside its text column (``PAPER``'s margins, in points; the
+    bottom margin is the footer's band), but for the footer's own ``footer`` texts."""
+    left, right = PAPER["marginLeft"] * 72, width - PAPER["marginRight"] * 72
+    bottom, top = PAPER["marginBottom"] * 72, height - PAPER["marginTop"] * 72
+    return [f"{run.text.strip()[:30]!r} at ({run.x:.0f}, {run.y:.0f})" for run in runs
+            if run.text.strip() not in footer
+            and not (left - 1 <= run.x < right and bottom <= run.y <= top)]
+
+
+def test_text_outside_the_margins_is_found():
+    black = (0.0, 0.0, 0.0)
+    runs = [Run("Contents", 70, 780, 22, black, "Serif"), Run("Book", 43, 22, 8.5, black, "Sans"),
+            Run("3", 550, 22, 8.5, black, "Sans"), Run("The runs", 20, 830, 10, black, "Serif"),
+            Run("Explore 81", 70, 20, 10, black, "Serif")]
+    assert outside_margins(runs, 595.9, 841.9, {"Book", "3"}) == [
+        "'The runs' at (20, 830)", "'Explore 81' at (70, 20)"]
+
+
+def test_the_contents_keep_the_page_margins(book):
+    """The printed contents lie within a chapter's page margins, clear of the footer."""
+    reader, texts = book
+    title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
+    intro = _outline_tree(reader)[1][1]
+    problems = []
+    for index in range(1, intro):
+        page = reader.pages[index]
+        for problem in outside_margins(text_runs(page), float(page.mediabox.width),
+                                       float(page.mediabox.height), {title, str(index + 1)}):
+            problems.append(f"page {index + 1}: {problem}")
+    assert not problems, f"{len(problems)} texts outside the margins, e.g. {problems[:6]}"
 
 
 def test_the_contents_list_every_chapter_at_its_page(book):

@@ -1,9 +1,10 @@
 """The whole book as one PDF (``scripts/build_pdf.sh``, after the HTML build), read as a reader
 would use it: a title page that says what and whose it is, a table of contents within the page
 margins whose page numbers find the sections, a number on every page and no page with nothing
-else, bookmarks by part, chapter and section, every link inside the book a jump inside the PDF,
-no screen chrome, folded outputs printed, math typeset, status marks printed; linked from the
-introduction; every chapter offers its notebook and source."""
+else, chapters headed by their numbers, bookmarks by part, chapter and section, every link
+inside the book a jump inside the PDF, no screen chrome, folded outputs printed, math typeset,
+captions and tables in readable print, status marks printed; linked from the introduction;
+every chapter offers its notebook and source."""
 
 from __future__ import annotations
 
@@ -163,6 +164,13 @@ def text_runs(page) -> list[Run]:
     return runs
 
 
+def contrast_on_white(rgb: tuple[float, float, float]) -> float:
+    """WCAG's contrast ratio of a colour against white (1 to 21)."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return 1.05 / (luminance + 0.05)
+
+
 def outside_margins(runs: list[Run], width: float, height: float, footer: set[str]) -> list[str]:
     """The runs of a page printed outside its text column (``PAPER``'s margins, in points; the
     bottom margin is the footer's band), but for the footer's own ``footer`` texts."""
@@ -216,6 +224,26 @@ def test_the_contents_list_every_chapter_at_its_page(book):
                 for name in names]
     for number, name in enumerate(numbered, start=1):
         assert f"{number}.{_squeezed(titles[Path(name).name])}" in contents, name
+
+
+def test_each_chapter_opens_with_its_number_and_title(book):
+    """A numbered chapter's first page begins with its heading as the contents print it
+    ("7. Federated experiments ..."), the number its figures' numbers ("Fig. 7.1") refer to."""
+    reader, texts = book
+    titles = chapter_titles()
+    first_pages = {title: page for _, _, chapters in _outline_tree(reader)[2:]
+                   for title, page, _ in chapters}
+    numbered = [name for caption, names in toc_parts().items() if caption != BACK_MATTER
+                for name in names]
+    wrong = []
+    for number, name in enumerate(numbered, start=1):
+        title = titles[Path(name).name]
+        heading = unicodedata.normalize("NFKC", _squeezed(f"{number}. {title}"))
+        page = first_pages[title]
+        printed = unicodedata.normalize("NFKC", _squeezed(texts[page]))
+        if not printed.startswith(heading):
+            wrong.append(f"page {page + 1} begins {printed[:len(heading) + 8]!r}, not {heading!r}")
+    assert not wrong, wrong
 
 
 def test_bookmarks_nest_parts_chapters_and_sections(book):
@@ -376,6 +404,84 @@ def test_every_figure_is_printed_with_its_caption(book, html_dir):
     assert len(captions) > 30, f"only {len(captions)} figure captions found in the HTML"
     problems = captions_apart(captions, texts, images)
     assert not problems, problems
+
+
+def table_cells(page: str) -> list[str]:
+    """The start of each table's first long enough cell of a built page, squeezed (up to 24
+    characters, before any formula): text to find the table by in the PDF."""
+    starts = []
+    for table in re.findall(r"<table.*?</table>", page, flags=re.S):
+        for cell in re.findall(r"<td[^>]*>(.*?)</td>", table, flags=re.S):
+            words = re.split(r'<span class="math|\\\(', cell)[0]
+            words = _squeezed(htmllib.unescape(re.sub(r"<[^>]+>", "", words)))
+            if len(words) >= 24:
+                starts.append(words[:24])
+                break
+    return starts
+
+
+def runs_of(runs: list[Run], words: str) -> list[Run]:
+    """The runs that print the first occurrence of ``words`` (squeezed) on their page."""
+    text, owner = "", []
+    for index, run in enumerate(runs):
+        piece = unicodedata.normalize("NFKC", _squeezed(run.text))
+        text += piece
+        owner += [index] * len(piece)
+    at = text.find(unicodedata.normalize("NFKC", words))
+    return [] if at < 0 else [runs[i] for i in sorted(set(owner[at:at + len(words)]))]
+
+
+def small_print(runs: list[Run], words: str, least: float) -> list[str]:
+    """What makes the runs printing ``words`` hard to read: a size under ``least`` points, a
+    light weight, a colour of less than 7:1 contrast on white. Code (a monospace font) has the
+    size of the code around it and is left out (the code of a cell printing a table may come
+    first on its page)."""
+    problems = []
+    for run in runs_of(runs, words):
+        if "Mono" in run.font:
+            continue
+        if run.size < least - 0.05:
+            problems.append(f"{run.size:.1f} pt")
+        if "Light" in run.font:
+            problems.append(run.font.split("+")[-1])
+        if contrast_on_white(run.fill) < 7:
+            problems.append(f"contrast {contrast_on_white(run.fill):.1f}:1")
+    return [f"{words}: {', '.join(sorted(set(problems)))}"] if problems else []
+
+
+def test_small_print_is_found():
+    grey, black = (0.28, 0.34, 0.42), (0.2, 0.2, 0.2)
+    runs = [Run("Fig. 8.1 ", 0, 0, 9.1, grey, "DejaVuSans-Oblique"),
+            Run("How many claims", 0, 0, 9.1, (0.6, 0.6, 0.6), "AA+DejaVuSans-ExtraLight"),
+            Run("ours 0.77 in 8 of 10", 0, 0, 8.6, black, "DejaVuSans"),
+            Run("print(x)", 0, 0, 8.0, black, "DejaVuSansMono")]
+    assert small_print(runs, "Fig.8.1How", 10) == [
+        "Fig.8.1How: 9.1 pt, DejaVuSans-ExtraLight, contrast 2.8:1"]
+    assert small_print(runs, "ours0.77in8of10print", 8.5) == []
+    assert round(contrast_on_white((0.2, 0.2, 0.2)), 1) == 12.6
+    assert table_cells('<table><tr><td>a</td><td>every worker is paid at least its bid'
+                       '</td></tr></table>') == ["everyworkerispaidatleast"]
+
+
+def test_captions_and_tables_print_large_and_dark_enough(book, html_dir):
+    """Captions print at 10 pt or more in a regular weight and a dark grey (7:1 on white or
+    more), the tables' text at 8.5 pt or more."""
+    reader, texts = book
+    pages = [unicodedata.normalize("NFKC", _squeezed(text)) for text in texts]
+    runs = functools.cache(lambda index: text_runs(reader.pages[index]))
+    problems, checked = [], 0
+    for name in toc_files():
+        built = (html_dir / f"{name}.html").read_text()
+        for words, least in ([(c, 10.0) for c in figure_captions(built)]
+                             + [(c, 8.5) for c in table_cells(built)]):
+            words = unicodedata.normalize("NFKC", words)
+            index = next((i for i, text in enumerate(pages) if words in text), None)
+            if index is not None:
+                checked += 1
+                problems += [f"page {index + 1}: {p}" for p in small_print(runs(index), words,
+                                                                          least)]
+    assert checked > 40, f"only {checked} captions and tables found in the PDF"
+    assert not problems, f"{len(problems)} in small print, e.g. {problems[:6]}"
 
 
 def test_the_status_marks_print(book, html_dir):

@@ -18,7 +18,6 @@ loads it.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
@@ -26,7 +25,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from fedlib.conformance.protocol import USER_MODULE
 from fedlib.mechanism.mechanisms import MECHANISMS, registered
 from fedlib.table import Table
 
@@ -102,14 +100,8 @@ class FederatedComparison:
 def _run_flower(config: Any, mechanisms: Sequence[Any]) -> Any:
     """``config`` through ``flwr run``, with ``mechanisms`` registered in every process of the
     run (those from a file travel by value: a file is no importable module)."""
-    import ray.cloudpickle
-
     from fedlib.flower import run_federation
 
-    for mechanism in mechanisms:
-        module = sys.modules.get(type(mechanism).__module__)
-        if module is not None and module.__name__.startswith(USER_MODULE):
-            ray.cloudpickle.register_pickle_by_value(module)
     return run_federation(config, mechanisms=mechanisms)
 
 

@@ -9,7 +9,11 @@
 * :mod:`fedlib.flower.settings`: the run configuration both apps read;
 * :mod:`fedlib.flower.launch`: a SuperLink and SuperNodes on this machine, the app bundle;
 * :mod:`fedlib.flower.simulation`: a run through ``flwr run`` on the Simulation or the
-  Deployment Runtime, and the cost of a round.
+  Deployment Runtime, and the cost of a round;
+* :mod:`fedlib.flower.replay`: one play of a conformance-kit counterexample as a one-auction
+  run (the plan in the run configuration, the publisher's side);
+* :mod:`fedlib.flower.counterexample_replay`: a counterexample's plays replayed in a federation and
+  compared with the kit's prediction.
 
 The batched engine (:mod:`fedlib.fl.engine`) stays the book's engine; this path is for
 federations of one's own and for scaling out over machines.
@@ -22,7 +26,9 @@ except ImportError as error:  # pragma: no cover - depends on the installed extr
                       "pip install -r requirements-flower.txt (or pip install -e \".[flower]\")"
                       ) from error
 
+from fedlib.flower.counterexample_replay import Replay, replay_counterexample
 from fedlib.flower.simulation import federate, round_cost, run_federation
 from fedlib.flower.strategy import MechanismStrategy, TaskPlan
 
-__all__ = ["MechanismStrategy", "TaskPlan", "federate", "round_cost", "run_federation"]
+__all__ = ["MechanismStrategy", "Replay", "TaskPlan", "federate", "replay_counterexample",
+           "round_cost", "run_federation"]

@@ -4,8 +4,9 @@ pyproject.toml; the ClientApp is :data:`fedlib.flower.client.client_app`).
 The ServerApp reads the run from its run configuration (:mod:`fedlib.flower.settings`), runs
 its tasks (:func:`fedlib.flower.publisher.run_tasks`) and writes the result in the batched
 engine's format to ``<out>/<name>_flower.json``, and each task's wall seconds to
-``<out>/.seconds/<name>_flower.json``. The federation needs one node per worker: 6 with
-``fast``, 30 for the Tables 1-3 setting.
+``<out>/.seconds/<name>_flower.json``; a run with a ``replay`` plays that one auction instead
+(:func:`fedlib.flower.replay.serve`) and writes ``<out>/replay.json``. The federation needs
+one node per worker: 6 with ``fast``, 30 for the Tables 1-3 setting.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from flwr.serverapp import Grid, ServerApp
 
 from fedlib.flower.client import client_app
 from fedlib.flower.publisher import run_tasks
+from fedlib.flower.replay import serve
 from fedlib.flower.settings import RunSettings
 from fedlib.storage import results
 
@@ -26,8 +28,12 @@ server_app = ServerApp()
 
 @server_app.main()
 def main(grid: Grid, context: Context) -> None:
-    """Run the configured federation and save its result."""
+    """Run the configured federation (or replay) and save its result."""
     settings = RunSettings.from_run_config(context.run_config)
+    if settings.replay is not None:
+        print(f"{serve(grid, settings.replay, settings.out, settings.timeout)}: a replay of "
+              f"{settings.replay.mechanism} with {settings.replay.instance.n} workers")
+        return
     config = settings.config
     run = run_tasks(grid, config, timeout=settings.timeout)
     name = f"{config.result_name()}_flower"

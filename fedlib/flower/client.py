@@ -9,8 +9,11 @@ of :func:`fedlib.fl.reference.train_local`: one ``nn.Module``, ``torch.optim.SGD
 task's learning rate and momentum, mini-batches cut from the batch order the publisher sent.
 
 The run configuration's ``outages`` make some workers fail some requests (they raise), which
-Flower hands to the server as error replies. In a federation of one's own, a worker would load
-its own data and bid its own cost here instead of deriving both from the run's seed.
+Flower hands to the server as error replies. In a replay of a counterexample (its ``replay``,
+:mod:`fedlib.flower.replay`) the worker's cost is the instance's, its bid the play's (its
+misreport, or its cost), and it answers ``query.deliver`` with the ``re`` the play delivers.
+In a federation of one's own, a worker would load its own data and bid its own cost here
+instead of deriving both from the run's seed.
 """
 
 from __future__ import annotations
@@ -69,13 +72,24 @@ def _answering(context: Context, task: int, round_: int | None) -> tuple[RunSett
 client_app = ClientApp()
 
 
+def _private(settings: RunSettings, task: int, worker: int) -> tuple[float, float]:
+    """The worker's bid and true cost: in a replay the play's bid and the instance's cost,
+    otherwise its cost drawn from the run's seed (:func:`draw_bids`), bid truthfully."""
+    if settings.replay is not None:
+        worker = settings.replay.worker(worker)
+        return (float(settings.replay.bids[worker]),
+                float(settings.replay.instance.costs[worker]))
+    cost = float(draw_bids(settings.config, task)[worker])
+    return cost, cost
+
+
 @client_app.query("bid")
 def bid(message: Message, context: Context) -> Message:
-    """The worker's bid for the task: its private cost."""
+    """The worker's bid for the task: its private cost (in a replay, the play's bid)."""
     task = task_of(message)
     settings, worker = _answering(context, task, None)
-    cost = float(draw_bids(settings.config, task)[worker])
-    return reply(message, metrics=MetricRecord({"worker": worker, "bid": cost}))
+    offer, _ = _private(settings, task, worker)
+    return reply(message, metrics=MetricRecord({"worker": worker, "bid": offer}))
 
 
 @client_app.train()
@@ -97,13 +111,27 @@ def train(message: Message, context: Context) -> Message:
 
 @client_app.query("payment")
 def payment(message: Message, context: Context) -> Message:
-    """The worker takes its ex-post payment; its utility is the payment minus its cost."""
+    """The worker takes its ex-post payment; its utility, Eq. (1), is the payment minus its
+    cost if it won (a request without ``"selected"`` goes to a winner), else 0."""
     task = task_of(message)
     settings = RunSettings.from_run_config(context.run_config)
     worker = worker_of(context.node_config)
     paid = float(setting(message, "payment"))
-    cost = float(draw_bids(settings.config, task)[worker])
-    return reply(message, metrics=MetricRecord({"worker": worker, "utility": paid - cost}))
+    _, cost = _private(settings, task, worker)
+    won = bool(message.content.config_records["config"].get("selected", True))
+    return reply(message, metrics=MetricRecord({"worker": worker,
+                                                "utility": paid - cost if won else 0.0}))
+
+
+@client_app.query("deliver")
+def deliver(message: Message, context: Context) -> Message:
+    """In a replay, the ``re`` (Eq. (5)) the winner delivers in the play."""
+    settings = RunSettings.from_run_config(context.run_config)
+    if settings.replay is None:
+        raise ValueError("query.deliver is a replay's request: the run has no replay")
+    worker = settings.replay.worker(worker_of(context.node_config))
+    return reply(message, metrics=MetricRecord({"worker": worker,
+                                                "re": float(settings.replay.re[worker])}))
 
 
 __all__ = ["SimulatedOutage", "client_app"]

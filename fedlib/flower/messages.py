@@ -11,7 +11,10 @@ keys of Flower's own strategies (``"arrays"``, ``"metrics"``):
   worker's batch order (``"order"``, drawn by the publisher from the task's seed, as the batched
   engine draws it); the reply is the local model and the worker;
 * ``query.payment`` to each winner after the task, with its ex-post payment in the config; the
-  reply's metrics hold the worker's utility (payment minus cost).
+  reply's metrics hold the worker's utility (payment minus cost);
+* in a replay of a counterexample (:mod:`fedlib.flower.replay`), ``query.deliver`` to each
+  winner, answered with the ``re`` it delivers, and ``query.payment`` to every node, with
+  ``"selected"`` in the config (a loser's utility is 0).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from flwr.app import ArrayRecord, ConfigRecord, Message, MetricRecord, RecordDic
 
 from fedlib.fl.batched import Params
 
-BID, TRAIN, PAYMENT = "query.bid", "train", "query.payment"
+BID, TRAIN, PAYMENT, DELIVER = "query.bid", "train", "query.payment", "query.deliver"
 
 
 def request(kind: str, node: int, config: ConfigRecord, **records: ArrayRecord) -> Message:

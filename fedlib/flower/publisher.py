@@ -88,7 +88,7 @@ def run_tasks(grid: Grid, config: MultiTaskConfig, *, timeout: float = 600.0) ->
         raise ValueError(f"timeout must be positive, got {timeout!r}")
     engine = BatchedEngine(MODEL_FOR_DATASET[config.dataset], device=config.device)
     run, seconds = RunState(config), []
-    nodes = _wait_for_nodes(grid, config.daccs.size, timeout)
+    nodes = wait_for_nodes(grid, config.daccs.size, timeout)
     with torch_threads(config.threads):
         sets = publisher_tensors(engine, publisher_of(config))
         for task in progress(range(config.n_tasks), desc=f"{config.result_name()} (Flower)"):
@@ -102,7 +102,7 @@ def run_tasks(grid: Grid, config: MultiTaskConfig, *, timeout: float = 600.0) ->
 
 def _run_task(grid: Grid, nodes: list[int], config: MultiTaskConfig, engine: BatchedEngine,
               sets: tuple[Sample, Sample], run: RunState, task: int, timeout: float) -> None:
-    bids, node_of = _collect_bids(grid, nodes, task, config.daccs.size, timeout)
+    bids, node_of = collect_bids(grid, nodes, task, config.daccs.size, timeout)
     missing = [[-1, int(w)] for w in np.flatnonzero(np.isnan(bids))]
     bidders = np.flatnonzero(~np.isnan(bids))
     allocation = auction(config, task, run.ledger.Re[bidders], bids[bidders])
@@ -138,7 +138,7 @@ def _run_task(grid: Grid, nodes: list[int], config: MultiTaskConfig, engine: Bat
                                for w, paid in payments.items()], timeout=timeout)
 
 
-def _collect_bids(grid: Grid, nodes: list[int], task: int, workers: int, timeout: float
+def collect_bids(grid: Grid, nodes: list[int], task: int, workers: int, timeout: float
                   ) -> tuple[np.ndarray, dict[int, int]]:
     """Every worker's bid (NaN for no answer) and the node each worker runs on."""
     bids = np.full(workers, np.nan)
@@ -168,7 +168,7 @@ def _collect_bids(grid: Grid, nodes: list[int], task: int, workers: int, timeout
     return bids, node_of
 
 
-def _wait_for_nodes(grid: Grid, workers: int, timeout: float) -> list[int]:
+def wait_for_nodes(grid: Grid, workers: int, timeout: float) -> list[int]:
     """The grid's nodes once there is one per worker (they register as they start)."""
     deadline = time.monotonic() + timeout
     while len(nodes := sorted(grid.get_node_ids())) < workers:
@@ -179,4 +179,4 @@ def _wait_for_nodes(grid: Grid, workers: int, timeout: float) -> list[int]:
     return nodes
 
 
-__all__ = ["FederationRun", "run_tasks"]
+__all__ = ["FederationRun", "collect_bids", "run_tasks", "wait_for_nodes"]

@@ -19,7 +19,10 @@ arrays; both sides read the run from here:
   in every process of the run (:func:`fedlib.mechanism.mechanisms.registered`); empty: none;
 * ``code``: the SHA-256 of the fedlib sources the app bundle was staged with
   (:func:`fedlib.flower.launch.stage_app`); both apps refuse to run other code; empty: no
-  check.
+  check;
+* ``replay``: one play of a counterexample of the conformance kit to replay instead of the
+  tasks (:class:`fedlib.flower.replay.ReplayPlan` as JSON: the instance, the bids and the
+  delivered ``re``); empty: a normal run.
 
 A node's worker is its ``partition-id`` (Flower's Simulation Runtime numbers the nodes
 0..W-1; a SuperNode of the Deployment Runtime is started with
@@ -39,6 +42,7 @@ from typing import Any
 from fedlib.experiments.flower_presets import federation_config
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.experiments.task_store import code_fingerprint
+from fedlib.flower.replay import ReplayPlan
 from fedlib.mechanism.mechanisms import registered
 
 #: An outage: (worker, task, round) at which the worker fails; round None is the bid request.
@@ -48,7 +52,7 @@ Outage = tuple[int, int, int | None]
 RUN_CONFIG: dict[str, str | int | float | bool] = {
     "dataset": "mnist", "mechanism": "ours", "tasks": 0, "budget": 0.0, "seed": 0, "fast": True,
     "config": "", "out": "/tmp/fedlib-federation", "timeout": 600.0, "outages": "",
-    "mechanisms": "", "code": "",
+    "mechanisms": "", "code": "", "replay": "",
 }
 
 
@@ -62,12 +66,15 @@ class RunSettings:
     out : str
     timeout : float
     outages : frozenset of Outage
+    replay : ReplayPlan or None
+        The play to replay (None: run the tasks).
     """
 
     config: MultiTaskConfig
     out: str
     timeout: float
     outages: frozenset[Outage]
+    replay: ReplayPlan | None = None
 
     @classmethod
     def from_run_config(cls, run_config: Mapping[str, Any]) -> RunSettings:
@@ -102,7 +109,8 @@ def _settings(items: tuple[tuple[str, Any], ...]) -> RunSettings:
     timeout = float(run["timeout"])
     if not timeout > 0:
         raise ValueError(f"timeout must be positive, got {timeout!r}")
-    return RunSettings(config, str(run["out"]), timeout, outages)
+    replay = ReplayPlan.from_json(str(run["replay"])) if run["replay"] else None
+    return RunSettings(config, str(run["out"]), timeout, outages, replay)
 
 
 @lru_cache(maxsize=4)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Collection, Sequence
@@ -13,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from fedlib.conformance.protocol import USER_MODULE
 from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult, run_multitask
 from fedlib.flower.launch import LocalFederation, stage_app
 from fedlib.flower.publisher import FederationRun
@@ -53,8 +55,7 @@ def federate(config: MultiTaskConfig, *, runtime: Runtime = "simulation",
         all; with ``RAY_ADDRESS`` set, Ray joins that cluster and uses its CPUs instead).
     mechanisms : sequence
         Mechanisms of one's own that ``config.mechanism`` may name, registered in the apps'
-        processes (pickled with Ray's cloudpickle, so a module registered with
-        ``ray.cloudpickle.register_pickle_by_value`` travels by value).
+        processes (:func:`pickle_mechanisms`: one imported from a file travels by value).
     on_poll : callable, optional
         Called with the :class:`~fedlib.flower.launch.LocalFederation` about every half second
         while the run lasts (e.g. to stop a SuperNode mid-task with ``stop_node``).
@@ -77,20 +78,10 @@ def federate(config: MultiTaskConfig, *, runtime: Runtime = "simulation",
         settings: dict[str, Any] = run_config(config, str(out), timeout=timeout,
                                               outages=outages)
         if mechanisms:
-            import ray.cloudpickle
-
-            path = folder / "mechanisms.pkl"
-            path.write_bytes(ray.cloudpickle.dumps(list(mechanisms)))
-            settings["mechanisms"] = str(path)
+            settings["mechanisms"] = pickle_mechanisms(mechanisms, folder / "mechanisms.pkl")
         with LocalFederation(folder, simulation=runtime == "simulation",
                              cpus=cpus) as federation:
-            federation_config = None
-            if runtime == "simulation":  # on the Ray head of the federation, or RAY_ADDRESS's
-                federation_config = {"num-supernodes": config.daccs.size,
-                                     "client-resources-num-cpus": 1,
-                                     "client-resources-num-gpus": 0}
-            else:
-                federation.add_supernodes(range(config.daccs.size))
+            federation_config = start_nodes(federation, config.daccs.size)
             ran = federation.run(stage_app(folder / "app"), settings, federation_config,
                                  on_poll=on_poll)
             received = ({} if runtime == "simulation" else
@@ -98,15 +89,47 @@ def federate(config: MultiTaskConfig, *, runtime: Runtime = "simulation",
         return replace(read_run(out, config, ran.stdout), received=received)
 
 
+def pickle_mechanisms(mechanisms: Sequence[Any], path: Path) -> str:
+    """Write ``mechanisms`` to ``path`` for the run configuration's ``mechanisms`` and return
+    the path: pickled with Ray's cloudpickle, those imported from a file (a module named
+    :data:`~fedlib.conformance.protocol.USER_MODULE`..., which no other process can import)
+    by value."""
+    import ray.cloudpickle
+
+    for mechanism in mechanisms:
+        module = sys.modules.get(type(mechanism).__module__)
+        if module is not None and module.__name__.startswith(USER_MODULE):
+            ray.cloudpickle.register_pickle_by_value(module)
+    path.write_bytes(ray.cloudpickle.dumps(list(mechanisms)))
+    return str(path)
+
+
+def start_nodes(federation: LocalFederation, workers: int) -> dict[str, Any] | None:
+    """The nodes of a run of ``workers`` workers: on the Deployment Runtime one SuperNode per
+    worker, started here (returns None); on the Simulation Runtime the federation
+    configuration of ``flwr run`` (one node per worker, one CPU each, on the federation's Ray
+    head or ``RAY_ADDRESS``'s)."""
+    if federation.simulation:
+        return {"num-supernodes": workers, "client-resources-num-cpus": 1,
+                "client-resources-num-gpus": 0}
+    federation.add_supernodes(range(workers))
+    return None
+
+
+def read_saved(path: Path, log: str = "") -> Any:
+    """The JSON the ServerApp saved at ``path``; ``log`` (what ``flwr run`` printed) goes into
+    the error when there is none."""
+    if not path.exists():
+        raise RuntimeError(f"the Flower run ended without a result ({path}); its log ends:\n"
+                           + "\n".join(log.splitlines()[-40:]))
+    return json.loads(path.read_text())
+
+
 def read_run(out: str | os.PathLike[str], config: MultiTaskConfig, log: str = "") -> FederationRun:
     """The run the ServerApp saved in ``out`` for ``config``; ``log`` (what ``flwr run``
     printed) goes into the error when there is none."""
     name = f"{config.result_name()}_flower"
-    path = Path(out) / f"{name}.json"
-    if not path.exists():
-        raise RuntimeError(f"the Flower run ended without a result ({path}); its log ends:\n"
-                           + "\n".join(log.splitlines()[-40:]))
-    stored = json.loads(path.read_text())
+    stored = read_saved(Path(out) / f"{name}.json", log)
     seconds = json.loads((Path(out) / ".seconds" / f"{name}.json").read_text())["task_seconds"]
     return FederationRun(MultiTaskResult(config, tuple(stored["records"]),
                                          float(stored["wall_time_s"])), tuple(seconds))
@@ -159,4 +182,5 @@ def round_cost(k: int, dataset: str = "mnist", rounds: int = 5, n_samples: int =
     return (*seconds, (finished[1] - finished[0]) / rounds)
 
 
-__all__ = ["RUNTIMES", "check_runtime", "federate", "read_run", "round_cost", "run_federation"]
+__all__ = ["RUNTIMES", "check_runtime", "federate", "pickle_mechanisms", "read_run", "read_saved",
+           "round_cost", "run_federation", "start_nodes"]

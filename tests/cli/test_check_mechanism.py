@@ -3,6 +3,7 @@ example of ``examples/`` from anywhere, the exit status and the usage errors."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -61,6 +62,9 @@ def test_claims_given_on_the_command_line_replace_the_mechanisms(outside, tmp_pa
     (["fedlib.mechanism:RRAFL", "--claims", "fair"], "invalid choice: 'fair'"),
     (["fedlib.mechanism:RRAFL", "--instances", "-1"], "--instances: must be at least 0"),
     (["fedlib.mechanism:RRAFL", "--federated", "cifar"], "invalid choice: 'cifar'"),
+    (["fedlib.mechanism:RRAFL", "--replay", "ray"], "invalid choice: 'ray'"),
+    (["fedlib.mechanism:RRAFL", "--replay", "flower", "--replay-runtime", "grpc"],
+     "invalid choice: 'grpc'"),
 ])
 def test_usage_errors_exit_2_with_one_line(words, message, capsys):
     with pytest.raises(SystemExit) as stop:
@@ -105,3 +109,34 @@ def test_the_example_runs_from_anywhere(tmp_path):
     assert done.stdout.startswith("Reserve (80% of B) (reserve.py:Reserve): no counterexample "
                                   "to any claimed property in this search\n")
     assert (tmp_path / "certificates" / "reserve.html").exists()
+
+
+def test_replay_without_flower_is_a_usage_error(monkeypatch, capsys):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "flwr" else real(name, *rest))
+    with pytest.raises(SystemExit) as stop:
+        main(["check-mechanism", "fedlib.mechanism:RRAFL", "--replay", "flower"])
+    assert stop.value.code == 2
+    assert ("error: --replay flower needs the Flower extra: pip install -r "
+            "requirements-flower.txt") in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_replay_that_disagrees_with_the_kit_exits_1_saying_so(outside, tmp_path, monkeypatch,
+                                                                 capsys, shared_ray_head):
+    """Planted fault: the workers' ClientApps bid half again what the counterexample's plays
+    say (the plans sent to the federation are altered, the kit's prediction is not)."""
+    replaying = pytest.importorskip("fedlib.flower.counterexample_replay")
+    plan = replaying.ReplayPlan
+    monkeypatch.setattr(replaying, "ReplayPlan",
+                        lambda mechanism, instance, bids, re: plan(mechanism, instance,
+                                                                   1.5 * bids, re))
+    assert main(["check-mechanism", f"{outside}:RewardsOverbidding", "--claims", "truthful",
+                 "--instances", "0", "--trials", "0", "--out", str(tmp_path), "--replay",
+                 "flower", "--replay-runtime", "simulation"]) == 1
+    printed = capsys.readouterr().out
+    assert "REFUTED: truthful\n" in printed
+    assert "truthful: worker" in printed and "DISAGREES with the kit" in printed
+    assert ("replay: the federation DISAGREES with the kit's prediction of truthful's "
+            "counterexample on the simulation runtime") in printed

@@ -25,7 +25,7 @@ from fedlib.fl.models import preprocess
 from fedlib.fl.seeding import torch_generator
 from fedlib.fl.task import TaskOptions
 from fedlib.flower.messages import BID, TRAIN, model_of, model_record, order_of
-from fedlib.flower.publisher import _collect_bids
+from fedlib.flower.publisher import collect_bids
 from fedlib.flower.strategy import MechanismStrategy, TaskPlan, round_records
 
 NODES = (11, 12, 13)
@@ -206,7 +206,7 @@ def bid_reply(node: int, worker: int, bid: float) -> Mock:
 
 def test_bids_come_from_every_node_that_answers(caplog):
     grid = MockGrid({21: bid_reply(21, 0, 2.5), 22: bid_reply(22, 2, 3.0)})
-    bids, node_of = _collect_bids(grid, [21, 22, 23], task=5, workers=3, timeout=1.0)
+    bids, node_of = collect_bids(grid, [21, 22, 23], task=5, workers=3, timeout=1.0)
     assert [m.metadata.message_type for m in grid.sent] == [BID] * 3
     assert [m.content.config_records["config"]["task"] for m in grid.sent] == [5] * 3
     assert bids[0] == 2.5 and bids[2] == 3.0 and np.isnan(bids[1])
@@ -226,7 +226,7 @@ def test_bids_come_from_every_node_that_answers(caplog):
 def test_a_bad_bid_leaves_its_worker_out_and_touches_no_other(answer, warned, caplog):
     grid = MockGrid({21: bid_reply(21, 0, 2.5), 22: bid_reply(22, 2, 3.0), 23: answer})
     with caplog.at_level(logging.WARNING, logger="fedlib.flower.publisher"):
-        bids, node_of = _collect_bids(grid, [21, 22, 23], task=5, workers=3, timeout=1.0)
+        bids, node_of = collect_bids(grid, [21, 22, 23], task=5, workers=3, timeout=1.0)
     assert bids[0] == 2.5 and bids[2] == 3.0 and np.isnan(bids[1])
     assert node_of[0] == 21 and node_of[2] == 22
     messages = [r.getMessage() for r in caplog.records]

@@ -92,7 +92,7 @@ def _replay(certificate: Any, runtimes: tuple[str, ...]) -> bool:
     for prop in certificate.refuted:
         found = certificate.search.verdict(prop).counterexample
         same = None if found is None else json.dumps(
-            {k: v for k, v in found.to_dict().items() if k not in ("property", "text")})
+            {k: v for k, v in found.to_dict().items() if k not in ("property", "text", "origin")})
         why = ("it has no counterexample play" if found is None else
                f"its counterexample is {done[same]}'s, replayed above" if same in done
                else replayable(found))

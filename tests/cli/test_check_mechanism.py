@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from book import ROOT
 
@@ -122,21 +123,40 @@ def test_replay_without_flower_is_a_usage_error(monkeypatch, capsys):
             "requirements-flower.txt") in capsys.readouterr().err
 
 
-@pytest.mark.slow
-def test_a_replay_that_disagrees_with_the_kit_exits_1_saying_so(outside, tmp_path, monkeypatch,
-                                                                 capsys, shared_ray_head):
-    """Planted fault: the workers' ClientApps bid half again what the counterexample's plays
-    say (the plans sent to the federation are altered, the kit's prediction is not)."""
+def _replayed(found, mechanism, runtime, shift):
+    """A :class:`~fedlib.flower.counterexample_replay.Replay` of ``found`` as a federation
+    would measure it, every payment off by ``shift`` (the federation runs in
+    tests/flower/test_replay.py)."""
     replaying = pytest.importorskip("fedlib.flower.counterexample_replay")
-    plan = replaying.ReplayPlan
-    monkeypatch.setattr(replaying, "ReplayPlan",
-                        lambda mechanism, instance, bids, re: plan(mechanism, instance,
-                                                                   1.5 * bids, re))
+    plays = []
+    for name, play in zip(found.play_names, found.plays, strict=True):
+        utilities = np.array([play.utility(w, found.instance.costs[w])
+                              for w in range(found.instance.n)])
+        plays.append(replaying.PlayReplay(name, play, utilities, play.bids, play.re,
+                                          tuple(np.flatnonzero(play.selected).tolist()),
+                                          play.payments + shift, utilities))
+    return replaying.Replay(found, runtime, tuple(plays))
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.5])
+def test_replays_print_the_measured_beside_the_predicted_and_disagreement_exits_1(
+        outside, tmp_path, monkeypatch, capsys, shift):
+    """Each refuted claim's counterexample is replayed once per runtime (truthful_honest's is
+    truthful's); a federation that measures other payments than the kit predicts says so."""
+    replaying = pytest.importorskip("fedlib.flower.counterexample_replay")
+    runs = []
+    monkeypatch.setattr(replaying, "replay_counterexample",
+                        lambda found, mechanism, runtime: runs.append(runtime)
+                        or _replayed(found, mechanism, runtime, shift))
     assert main(["check-mechanism", f"{outside}:RewardsOverbidding", "--claims", "truthful",
                  "--instances", "0", "--trials", "0", "--out", str(tmp_path), "--replay",
-                 "flower", "--replay-runtime", "simulation"]) == 1
+                 "flower"]) == 1  # refuted, whatever the replay says
     printed = capsys.readouterr().out
-    assert "REFUTED: truthful\n" in printed
-    assert "truthful: worker" in printed and "DISAGREES with the kit" in printed
-    assert ("replay: the federation DISAGREES with the kit's prediction of truthful's "
-            "counterexample on the simulation runtime") in printed
+    assert runs == ["simulation", "deployment"]
+    assert "REFUTED: truthful, truthful_honest\n" in printed  # truthful implies the other
+    assert ("replay: truthful_honest not replayed: its counterexample is truthful's, "
+            "replayed above") in printed
+    assert "truthful: worker 1 on Flower's deployment runtime" in printed
+    disagrees = ("replay: the federation DISAGREES with the kit's prediction of truthful's "
+                 "counterexample on the simulation runtime")
+    assert (disagrees in printed) == (shift > 0)

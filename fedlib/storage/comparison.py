@@ -172,8 +172,9 @@ def _loo_flip(stored: Mapping[str, Any], fresh: Mapping[str, Any], near: Sequenc
     """The first leave-one-out decision of a task that differs: its round, the recomputed
     margins of the decisions that differ there, and a problem when one of them lies beyond the
     near-tie width of its round (``near[r]``; empty for a near tie); ``(None, [], "")`` when
-    none differs."""
-    margins = fresh["rounds"]["margin"]
+    none differs. The margins are the fresh record's, or the stored one's where the fresh
+    record is a file stored before margins were recorded (a near tie is near on both sides)."""
+    margins = (fresh if "margin" in fresh["rounds"] else stored)["rounds"]["margin"]
     if "passed" in stored["rounds"]:
         for r, (a, b) in enumerate(zip(stored["rounds"]["passed"], fresh["rounds"]["passed"],
                                        strict=True)):
@@ -254,6 +255,8 @@ def walk_run(config: MultiTaskConfig, stored: Sequence[Mapping[str, Any]],
             return None
         compared = per_task if flip is None else flip
         for key, values in s["rounds"].items():
+            if key in EVIDENCE and key not in f["rounds"]:
+                continue  # an older file compared as the fresh side: without it
             for r in range(compared if key != "passed" else 0):
                 comparison.values(values[r], f["rounds"][key][r], f"{where}.rounds.{key}[{r}]",
                                   key, trained[r + 1])

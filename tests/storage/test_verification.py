@@ -107,6 +107,21 @@ def test_a_flip_within_the_near_tie_width_stops_the_comparison():
     assert (stop.task, stop.round) == (0, 1) and "within the near-tie width" in stop.why
 
 
+def test_an_old_record_compared_as_the_fresh_side_is_judged_by_the_stored_margins():
+    """A second machine's file stored before margins were recorded, compared with a newer run
+    (chapter 07's drift between machines): the newer run's margins judge the flip."""
+    stored = _task([[True, True], [True, True]], [[0.1, 0.2], [0.1, NEAR / 2]])
+    old = _task([[True, True], [True, False]], [[0.1, 0.2], [0.1, -NEAR / 2]])
+    del old["rounds"]["margin"]
+    assert comparison._loo_flip(stored, old, WIDTHS, "t") == (1, [NEAR / 2], "")
+    measured = Comparison(tolerance.FOREIGN_TOLERANCE["mnist"])
+    config = MultiTaskConfig(groups=((1.0, 2),), task=TaskOptions(rounds=2), device="cpu")
+    stop = comparison.walk_run(config, [stored], [old], measured)
+    assert (stop.task, stop.round) == (0, 1) and not measured.mismatches
+    stored["rounds"]["margin"][1][1] = 10 * NEAR
+    assert "differs with margin(s)" in comparison._loo_flip(stored, old, WIDTHS, "t")[2]
+
+
 def test_an_old_record_without_decisions_is_judged_by_its_pass_counts():
     stored = _task([[True, True], [True, True]], [[0.1, 0.2], [0.1, 0.2]])
     for key in ("passed", "margin"):

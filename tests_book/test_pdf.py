@@ -32,13 +32,13 @@ from book import (
     toc_parts,
 )
 
+PdfReader = pytest.importorskip("pypdf", reason="needs the release extra: "
+                                "pip install -r requirements-tools.txt").PdfReader
+
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(ROOT / "scripts"))
 from browser import print_problems  # noqa: E402
-from build_pdf import PAPER  # noqa: E402
-
-PdfReader = pytest.importorskip("pypdf", reason="needs the release extra: "
-                                "pip install -r requirements-tools.txt").PdfReader
+from build_pdf import PAPER  # noqa: E402  (build_pdf imports pypdf too)
 
 PDF = Path(os.environ.get("FEDLIB_PDF", ROOT / "_build/pdf/book.pdf"))
 #: TeX that MathJax would have typeset: left in the PDF's text it means raw formulas.

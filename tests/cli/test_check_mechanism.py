@@ -126,7 +126,7 @@ def test_replay_without_flower_is_a_usage_error(monkeypatch, capsys):
 def _replayed(found, mechanism, runtime, shift):
     """A :class:`~fedlib.flower.counterexample_replay.Replay` of ``found`` as a federation
     would measure it, every payment off by ``shift`` (the federation runs in
-    tests/flower/test_replay.py)."""
+    tests/flower/test_counterexample_replay.py)."""
     replaying = pytest.importorskip("fedlib.flower.counterexample_replay")
     plays = []
     for name, play in zip(found.play_names, found.plays, strict=True):

@@ -124,17 +124,20 @@ class Replay:
                 float(last.predicted_utilities[w] - first.predicted_utilities[w]))
 
     def table(self) -> Table:
-        """One row per play: the worker's bid and delivered ``re``, whether it won, its payment
-        and utility, predicted by the kit and measured in the federation."""
+        """Two rows per play, the kit's prediction then the federation's measurement: the
+        worker's bid and delivered ``re``, whether it won, its payment and its utility (seven
+        narrow columns, so that the table fits a printed page)."""
         w = self.counterexample.worker
-        rows = tuple((p.name, float(p.bids[w]), float(p.predicted.re[w]),
-                      bool(p.predicted.selected[w]), w in p.winners,
-                      float(p.predicted.payments[w]), float(p.payments[w]),
-                      float(p.predicted_utilities[w]), float(p.utilities[w]))
-                     for p in self.plays if p.predicted.selected is not None
-                     and p.predicted.payments is not None)
-        return Table(("play", "bid", "re delivered", "wins (kit)", "wins (Flower)",
-                      "payment (kit)", "payment (Flower)", "utility (kit)", "utility (Flower)"),
+        rows = tuple(row for p in self.plays if p.predicted.selected is not None
+                     and p.predicted.payments is not None
+                     for row in ((p.name, "kit", float(p.predicted.bids[w]),
+                                  float(p.predicted.re[w]), bool(p.predicted.selected[w]),
+                                  float(p.predicted.payments[w]),
+                                  float(p.predicted_utilities[w])),
+                                 (p.name, "Flower", float(p.bids[w]), float(p.re[w]),
+                                  w in p.winners, float(p.payments[w]),
+                                  float(p.utilities[w]))))
+        return Table(("play", "by", "bid", "re", "wins", "payment", "utility"),
                      rows, title=f"{self.counterexample.property}: worker {w + 1} on Flower's "
                                  f"{self.runtime} runtime; largest payment error "
                                  f"{self.max_payment_error:.2g}, "

@@ -1,7 +1,8 @@
 // The printed book (see print.css): a code cell's output folded behind "Show code cell
 // output(s)" (myst-nb's hide-output, below its source or, with remove-input, alone; or
-// hide-cell) is part of the text, so a print opens it; a folded source ("Show code cell
-// source") stays folded. A block print.css keeps whole on one page but taller than a page is
+// hide-cell) is part of the text, so a print opens it, as it opens a long table that fedlib
+// folds in pieces (fedlib.table.folded); a folded source ("Show code cell source") stays
+// folded. A block print.css keeps whole on one page but taller than a page is
 // marked print-tall, which lets it break: kept whole, Chromium would push it to a fresh page
 // and leave the page before it empty. A table's cells wrap between words; a table still wider
 // than the text column is marked print-narrow, whose cells may also wrap inside a word (had
@@ -25,7 +26,7 @@
   window.addEventListener("beforeprint", function () {
     const folded = document.querySelectorAll(
       "details.hide.below-input:not([open]), details.hide.above-output:not([open]), " +
-      ".tag_hide-cell details.hide:not([open])");
+      ".tag_hide-cell details.hide:not([open]), details.fedlib-fold:not([open])");
     opened = Array.from(folded);
     for (const details of opened) details.open = true;
     const column = (document.querySelector("main") || document.body).getBoundingClientRect();

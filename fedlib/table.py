@@ -6,7 +6,8 @@ behind every table of :mod:`fedlib.viz`. Cells are formatted by :func:`format_ce
 HTML-escaped, except :class:`Markup` cells, which are inserted as they are. On it:
 :func:`key_value_html` (a mapping, or rows of mappings) and :func:`grouped_html` (columns under
 a second header row). :func:`fitted_table` is the other renderer, for cells of prose: fixed
-column widths that fill the text column and never grow past it.
+column widths that fill the text column and never grow past it; :func:`folded` folds a long
+one behind a summary line.
 
 This module imports no other part of fedlib (it sits at the bottom of the layers).
 """
@@ -248,3 +249,11 @@ def fitted_table(head: Sequence[tuple[str, int]], rows: Sequence[Sequence[str]] 
     cells = "".join(f"<th {_FITTED_HEAD}>{html.escape(h)}</th>" for h, _ in head)
     return (f"<table {_FITTED}><colgroup>{cols}</colgroup><thead><tr>{cells}</tr></thead>"
             f"<tbody>{body}</tbody></table>")
+
+
+def folded(summary: str, body: str) -> str:
+    """``body`` folded behind a one-line ``summary`` (both HTML): a ``<details>`` of class
+    ``fedlib-fold``, closed on the page until a reader clicks the summary, and printed open
+    (the book's ``_static/print.js``). For a table many screens long, in pieces a reader can
+    choose among."""
+    return f"<details class='fedlib-fold'><summary>{summary}</summary>{body}</details>"

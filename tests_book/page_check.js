@@ -10,6 +10,9 @@ while ((node = walker.nextNode())) {
   for (const token of ['$$', '\\begin{', '\\[', '\\(', '\\frac', '\\sum']) {
     if (text.includes(token)) { problems.push('raw TeX ' + token + ': ' + text.trim().slice(0, 80)); break; }
   }
+  // fedlib's plain notation (Re^(tau-1)) belongs in code and terminals: a table shows the
+  // paper's (fedlib.viz.plain_math).
+  if (text.includes('^(')) problems.push('plain-text mathematics ^(: ' + text.trim().slice(0, 80));
 }
 for (const img of document.querySelectorAll('main img')) {
   if (!img.complete || img.naturalWidth === 0) problems.push('broken image: ' + img.src);
@@ -26,14 +29,17 @@ for (const el of document.querySelectorAll('.output.traceback, .output.error, .c
 const article = document.querySelector('main article, main .bd-article') || document.querySelector('main');
 const columnRight = article ? article.getBoundingClientRect().right -
   parseFloat(getComputedStyle(article).paddingRight || '0') : document.documentElement.clientWidth;
+// A cell tagged full-width is laid out across the margin on purpose (the theme's design): its
+// own box is its column. Anything else keeps to the article's text column.
+const columnOf = (el) => {
+  const wide = el.closest('.tag_full-width, .full-width');
+  return Math.min(document.documentElement.clientWidth,
+                  wide ? wide.getBoundingClientRect().right : columnRight);
+};
 for (const table of document.querySelectorAll('main table')) {
   const box = table.getBoundingClientRect();
   if (box.width === 0) continue;
-  // A cell tagged full-width is laid out across the margin on purpose (the theme's design):
-  // its own box is its column. Any other table keeps to the article's text column.
-  const wide = table.closest('.tag_full-width, .full-width');
-  const limit = wide ? wide.getBoundingClientRect().right : columnRight;
-  let clipped = box.right > Math.min(document.documentElement.clientWidth, limit) + 1;
+  let clipped = box.right > columnOf(table) + 1;
   for (let el = table.parentElement; el && !clipped; el = el.parentElement) {
     if (getComputedStyle(el).overflowX === 'visible') continue;
     const frame = el.getBoundingClientRect();
@@ -42,6 +48,31 @@ for (const table of document.querySelectorAll('main table')) {
   if (clipped) {
     const head = (table.querySelector('th, td') || table).textContent.trim().slice(0, 40);
     problems.push('table wider than its column (' + Math.round(box.width) + ' px): ' + head);
+  }
+  // A table longer than two screens buries what follows it: fold it in pieces a reader can
+  // choose among (fedlib.table.folded).
+  if (box.height > 2 * window.innerHeight && !table.parentElement.closest('table') &&
+      !table.closest('details:not([open])')) {
+    const head = (table.querySelector('th, td') || table).textContent.trim().slice(0, 40);
+    problems.push('table of ' + (box.height / window.innerHeight).toFixed(1) +
+                  ' screens: ' + head);
+  }
+}
+// Code and printed output wrap rather than scroll sideways: a reader of a scrolled block sees
+// half a line and must find the scroll bar.
+for (const pre of document.querySelectorAll('main pre')) {
+  if (pre.clientWidth > 0 && pre.scrollWidth > pre.clientWidth + 1) {
+    const longest = pre.textContent.split('\n').reduce((a, b) => (b.length > a.length ? b : a), '');
+    problems.push('code scrolls sideways (' + (pre.scrollWidth - pre.clientWidth) + ' px): ' +
+                  longest.trim().slice(0, 60));
+  }
+}
+// A widget (an explorer's text field, slider or output) keeps to its column too.
+for (const widget of document.querySelectorAll('main .jupyter-widgets')) {
+  const box = widget.getBoundingClientRect();
+  if (box.width > 0 && box.right > columnOf(widget) + 1) {
+    problems.push('widget wider than its column (' + Math.round(box.right - columnOf(widget)) +
+                  ' px past it): ' + (widget.textContent.trim() || widget.className).slice(0, 40));
   }
 }
 // Text (a list of provenance, a paragraph) must not run past its block: a long unbreakable

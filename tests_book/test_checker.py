@@ -25,7 +25,12 @@ BROKEN = """<!doctype html><html><head><title>broken</title></head><body><main>
 <div class="cell"><div class="cell_output"><img src="PIXEL" alt="uncaptioned-plot"></div></div>
 <article style="width: 400px"><table style="width: 700px"><tr><td>spills_into_the_margin</td>
 </tr></table><ul><li>results/ch11/an_unbreakable_provenance_path_longer_than_the_column_is_wide_x.json
-</li></ul></article>
+</li></ul><div class="jupyter-widgets" style="width: 500px">an explorer's text field</div>
+</article>
+<div style="width: 300px"><pre style="white-space: pre; overflow-x: auto">
+a_line_of_code_that_runs_past_the_300_px_column = [1, 2, 3]  # and scrolls sideways
+</pre><p>fedlib's plain notation in a table: Re^(tau-1)</p>
+<table><tr><td style="height: 5000px">a_table_taller_than_two_screens</td></tr></table></div>
 </main></body></html>""".replace("PIXEL", PIXEL)
 
 CLEAN = """<!doctype html><html><head><title>clean</title></head><body><main>
@@ -36,6 +41,11 @@ CLEAN = """<!doctype html><html><head><title>clean</title></head><body><main>
 <figcaption>What the plot shows.</figcaption></figure></div></div>
 <div class="cell"><div class="cell_output"><p class="explorer-caption">An explorer.</p>
 <div class="jupyter-widgets"><img src="PIXEL" alt="explorer default"></div></div></div>
+<div style="width: 300px"><pre style="white-space: pre-wrap; overflow-wrap: anywhere">
+a_line_of_code_that_wraps_at_the_300_px_column = [1, 2, 3]  # instead of scrolling
+</pre><div class="jupyter-widgets" style="width: 280px">a text field</div>
+<details class="fedlib-fold"><summary>a long table, folded</summary><table>
+<tr><td style="height: 5000px">folded away</td></tr></table></details></div>
 </main></body></html>""".replace("PIXEL", PIXEL)
 
 
@@ -47,7 +57,9 @@ def test_broken_page_is_reported(driver, tmp_path):
                      "undefined cross-reference", "widget without its default figure",
                      "table wider than its column", "figure without a caption: uncaptioned",
                      "table wider than its column (700 px): spills_into_the_margin",
-                     "text wider than its column"):
+                     "text wider than its column", "code scrolls sideways",
+                     "widget wider than its column", "plain-text mathematics ^(",
+                     "screens: a_table_taller_than_two_screens"):
         assert expected in problems, f"{expected!r} not reported in: {problems}"
 
 

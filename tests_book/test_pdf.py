@@ -314,7 +314,8 @@ def test_the_math_is_typeset(book):
 
 class _FoldedOutputs(HTMLParser):
     """The text of every output folded behind "Show code cell output(s)" (hide-output: below
-    its source, or alone, above the output, when the source is removed)."""
+    its source, or alone, above the output, when the source is removed), and of every fold
+    of a long table (fedlib.table.folded)."""
 
     def __init__(self):
         super().__init__()
@@ -322,8 +323,9 @@ class _FoldedOutputs(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         classes = (dict(attrs).get("class") or "").split()
-        folded = {"below-input", "above-output"} & set(classes)
-        if tag == "details" and self.depth == 0 and "hide" in classes and folded:
+        folded = ("hide" in classes and {"below-input", "above-output"} & set(classes)
+                  or "fedlib-fold" in classes)
+        if tag == "details" and self.depth == 0 and folded:
             self.depth, self.texts = 1, [*self.texts, ""]
         elif self.depth and tag == "details":
             self.depth += 1

@@ -202,11 +202,16 @@ class Summary:
         return self.median[self.mechanisms.index(mechanism)]
 
     def text(self, digits: int = 3, x_name: str = "x") -> str:
-        """The medians as a fixed-width table: a row per x, a column per mechanism."""
-        width = max(digits + 4, *(len(SHORT_LABELS.get(m, m)) for m in self.mechanisms))
-        head = f"{x_name:>6} " + " ".join(f"{SHORT_LABELS.get(m, m):>{width}}"
-                                          for m in self.mechanisms)
-        rows = [f"{x:>6g} " + " ".join(f"{v:>{width}.{digits}f}" for v in self.median[:, j])
+        """The medians as a fixed-width table: a row per x, a column per mechanism, each
+        column as wide as its heading or its numbers (the seven mechanisms fit in 70
+        characters, a book's code column)."""
+        labels = [SHORT_LABELS.get(m, m) for m in self.mechanisms]
+        x_width = max(len(x_name), *(len(f"{x:g}") for x in self.xs))
+        widths = [max(len(label), digits + 3) for label in labels]
+        head = f"{x_name:>{x_width}} " + " ".join(
+            f"{label:>{w}}" for label, w in zip(labels, widths, strict=True))
+        rows = [f"{x:>{x_width}g} " + " ".join(
+            f"{v:>{w}.{digits}f}" for v, w in zip(self.median[:, j], widths, strict=True))
                 for j, x in enumerate(self.xs)]
         return "\n".join([head, *rows])
 

@@ -3,7 +3,8 @@ claims under two readings side by side, and the count of verdicts by chapter of 
 reproducibility report.
 
 Every table here is a :func:`~fedlib.table.fitted_table`: it fills the text column it stands
-in and never grows past it, in whichever chapter it is shown."""
+in and never grows past it, in whichever chapter it is shown. Claims and findings are written
+in the paper's notation (:func:`~fedlib.viz.plain_math.to_html`)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from fedlib.analysis.claims import VERDICTS, Claim, ReadingPair
-from fedlib.table import fitted_row, fitted_table
+from fedlib.analysis.claims import VERDICTS, Claim, ReadingPair, verdict_counts
+from fedlib.table import fitted_row, fitted_table, folded
+from fedlib.viz.plain_math import to_html
 from fedlib.viz.style import styled
 
 #: One colour per verdict, from good news for the paper to bad.
@@ -41,7 +43,18 @@ def _verdict(claim: Claim) -> str:
 
 
 def _claim(claim: Claim) -> str:
-    return f"<b>{html.escape(claim.where)}</b><br>{html.escape(claim.statement)}"
+    return f"<b>{to_html(claim.where)}</b><br>{to_html(claim.statement)}"
+
+
+def _finding(claim: Claim) -> str:
+    return f"<small>{to_html(claim.finding)}</small>"
+
+
+def counts_text(claims: Sequence[Claim]) -> str:
+    """How many ``claims`` got each verdict that one got, in words: ``"3 claims: 2
+    reproduced, 1 indicative"``."""
+    counts = [f"{n} {verdict}" for verdict, n in verdict_counts(claims).items() if n]
+    return f"{len(claims)} claim{'s' if len(claims) != 1 else ''}: " + ", ".join(counts)
 
 
 def chapter_link(chapter: str, titles: Mapping[str, str]) -> str:
@@ -52,7 +65,7 @@ def chapter_link(chapter: str, titles: Mapping[str, str]) -> str:
 
 
 def claims_html(claims: Sequence[Claim] | Mapping[str, Sequence[Claim]],
-                titles: Mapping[str, str] | None = None) -> str:
+                titles: Mapping[str, str] | None = None, fold: bool = False) -> str:
     """One row per claim: where and the statement, what we find, and the verdict as a badge
     (with the severity where the paper is wrong). The table fills the width of the column it
     stands in and no more.
@@ -65,16 +78,30 @@ def claims_html(claims: Sequence[Claim] | Mapping[str, Sequence[Claim]],
         links to it.
     titles : mapping, optional
         Chapter file name to title, for the links (default: the file names).
+    fold : bool
+        With claims by chapter: each chapter's claims in a table of their own, folded behind
+        its band and the count of its verdicts (:func:`~fedlib.table.folded`), for a list of
+        claims many screens long.
     """
     by_chapter = claims if isinstance(claims, Mapping) else {"": claims}
-    rows = []
+    head = [("Claim", 33), ("We find", 44), ("Verdict", 23)]
+
+    def rows(chapter_claims: Sequence[Claim]) -> list[str]:
+        return [fitted_row([_claim(c), _finding(c), _verdict(c)]) for c in chapter_claims]
+
+    def band(chapter: str) -> str:
+        return f"Evidence: {chapter_link(chapter, titles or {})}"
+
+    if fold and isinstance(claims, Mapping):
+        return "".join(folded(f"{band(chapter)} ({counts_text(chapter_claims)})",
+                              fitted_table(head, "".join(rows(chapter_claims))))
+                       for chapter, chapter_claims in claims.items())
+    body = []
     for chapter, chapter_claims in by_chapter.items():
         if chapter:
-            rows.append(f"<tr><td colspan='3' {_BAND}>Evidence: "
-                        f"{chapter_link(chapter, titles or {})}</td></tr>")
-        rows += [fitted_row([_claim(c), f"<small>{html.escape(c.finding)}</small>", _verdict(c)])
-                 for c in chapter_claims]
-    return fitted_table([("Claim", 33), ("We find", 44), ("Verdict", 23)], "".join(rows))
+            body.append(f"<tr><td colspan='3' {_BAND}>{band(chapter)}</td></tr>")
+        body += rows(chapter_claims)
+    return fitted_table(head, "".join(body))
 
 
 def reading_pairs_html(pairs: Sequence[ReadingPair], default: str, other: str,
@@ -95,7 +122,7 @@ def reading_pairs_html(pairs: Sequence[ReadingPair], default: str, other: str,
     def cell(claim: Claim | None) -> str:
         if claim is None:
             return f"<small><i>{html.escape(missing)}</i></small>"
-        return f"{_verdict(claim)}<br><small>{html.escape(claim.finding)}</small>"
+        return f"{_verdict(claim)}<br>{_finding(claim)}"
 
     changes = {True: "<b>yes</b>", False: "no", None: "&ndash;"}
     return fitted_table([("Claim", 26), (default, 29), (other, 29), ("Verdict changes?", 16)],

@@ -15,25 +15,33 @@ from fedlib.storage.comparison import Comparison
 from fedlib.storage.provenance import by_configuration
 from fedlib.storage.stored import Provenance
 from fedlib.storage.tolerance import FOREIGN_TOLERANCE
-from fedlib.table import fitted_table
+from fedlib.table import fitted_table, folded
 from fedlib.viz.claims import chapter_link
+from fedlib.viz.plain_math import to_html
 from fedlib.viz.style import styled
 
 
 def readings_html(readings: Sequence[Reading], titles: Mapping[str, str]) -> str:
-    """One row per reading, in three columns that fit the text column: the open point with
-    the paper's text beneath it; our default with the alternative beneath it; the fedlib
-    parameter and the chapter that measures the difference."""
+    """The readings by the chapter that measures them, each chapter's folded behind a line
+    that links to it and counts them (:func:`~fedlib.table.folded`); one row per reading, in
+    three columns that fit the text column: the open point with the paper's text beneath it;
+    our default with the alternative beneath it; the fedlib parameter. Text in the paper's
+    notation (:func:`~fedlib.viz.plain_math.to_html`)."""
     def row(r: Reading) -> list[str]:
-        return [f"<b>{html.escape(r.topic)}</b><br><small>{html.escape(r.paper)}</small>",
-                f"{html.escape(r.default)}<br><small><i>alternative:</i> "
-                f"{html.escape(r.alternative)}</small>",
-                f"<small><code>{html.escape(r.parameter)}</code></small><br>"
-                f"{chapter_link(r.chapter, titles)}"]
+        return [f"<b>{to_html(r.topic)}</b><br><small>{to_html(r.paper)}</small>",
+                f"{to_html(r.default)}<br><small><i>alternative:</i> "
+                f"{to_html(r.alternative)}</small>",
+                f"<small><code>{html.escape(r.parameter)}</code></small>"]
 
-    return fitted_table([("Open point and the paper's text", 32),
-                         ("Our default and the alternative", 40),
-                         ("Parameter; measured in", 28)], [row(r) for r in readings])
+    head = [("Open point and the paper's text", 34), ("Our default and the alternative", 44),
+            ("Parameter", 22)]
+    by_chapter: dict[str, list[Reading]] = {}
+    for reading in readings:
+        by_chapter.setdefault(reading.chapter, []).append(reading)
+    return "".join(
+        folded(f"Measured in {chapter_link(chapter, titles)} ({len(group)} reading"
+               f"{'s' if len(group) > 1 else ''})", fitted_table(head, [row(r) for r in group]))
+        for chapter, group in by_chapter.items())
 
 
 @styled

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -195,6 +196,11 @@ def test_summaries_are_ordered_and_tidy(result):
     text = sweep_results.summarize(result).text(x_name="B")
     assert len(text.splitlines()) == 1 + len(result.xs)
     assert text.splitlines()[0].split() == ["B", *(sweep_results.SHORT_LABELS[m] for m in sw.SEVEN)]
+    assert max(len(line) for line in text.splitlines()) <= 70  # fits the book's column
+    # every number stands under the end of its heading
+    head, first = text.splitlines()[:2]
+    assert [m.end() for m in re.finditer(r"\S+", head)] == [
+        m.end() for m in re.finditer(r"\S+", first)]
 
 
 def test_metric_is_re_per_cost_over_markup(result):

@@ -87,3 +87,26 @@ def test_verdict_figure_stacks_the_counts_per_chapter():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["Proofs <and>\ncounterexamples",
                                                            "07_federated"]
     assert outside_canvas(fig) == []
+
+
+def test_claims_by_chapter_fold_into_a_table_each_behind_their_band_and_counts():
+    page = claims_html({"05_proofs": PROOFS, "07_federated": TABLES}, TITLES, fold=True)
+    folds = re.findall(r"<details class='fedlib-fold'><summary>(.*?)</summary>(.*?)</details>",
+                       page)
+    assert [summary for summary, _ in folds] == [
+        "Evidence: <a href='05_proofs.html'>Proofs &lt;and&gt; counterexamples</a> "
+        "(2 claims: 1 reproduced, 1 the paper is wrong)",
+        f"Evidence: <a href='07_federated.html'>07_federated</a> "
+        f"(1 claim: 1 {TABLES[0].verdict})"]
+    assert [table.count("<tr>") for _, table in folds] == [1 + 2, 1 + 1]  # no band rows
+    assert "Theorem 4" in folds[0][1] and "Table 2" in folds[1][1]
+    assert all(_fits_its_column(table) for _, table in folds)
+
+
+def test_claims_and_findings_are_written_in_the_papers_notation():
+    claim = Claim("Eq. (9)", "ends with Re^(tau-1)", "beta1 <= 0.5 in 3 of 3 seeds",
+                  "reproduced")
+    page = claims_html([claim]) + reading_pairs_html(pair_readings([claim], [claim]), "a", "b")
+    assert "Re^(" not in page and "beta1" not in page and "&lt;=" not in page
+    assert page.count("ends with Re<sup>τ−1</sup>") == 2
+    assert page.count("β<sub>1</sub> ≤ 0.5 in 3 of 3 seeds") == 3

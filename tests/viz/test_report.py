@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 
 from fedlib.paper.readings import READINGS
 from fedlib.storage.comparison import Comparison
@@ -12,15 +13,25 @@ from fedlib.viz.canvas import outside_canvas
 from fedlib.viz.report import compute_figure, drift_figure, readings_html
 
 
-def test_readings_table_has_a_row_per_reading_and_fits_its_column():
-    page = readings_html(READINGS, {"07_federated": "Federated experiments"})
-    assert page.count("<tr>") == 1 + len(READINGS)
-    assert all(f"<code>{html.escape(r.parameter)}</code>" in page for r in READINGS)
-    assert all(f"<b>{html.escape(r.topic)}</b>" in page for r in READINGS)
-    assert "<a href='07_federated.html'>Federated experiments</a>" in page
-    # three columns of fixed widths that fill the text column, whatever the text
-    assert page.startswith("<table style='width:100%;table-layout:fixed")
-    assert page.count("<col style=") == 3 and page.count("<th ") == 3
+def test_readings_come_folded_by_the_chapter_that_measures_them_and_fit_its_column():
+    titles = {"07_federated": "Federated experiments"}
+    page = readings_html(READINGS, titles)
+    chapters = list(dict.fromkeys(r.chapter for r in READINGS))
+    folds = re.findall(r"<details class='fedlib-fold'><summary>(.*?)</summary>(.*?)</details>",
+                       page)
+    assert len(folds) == len(chapters) > 1 and "".join(
+        f"<details class='fedlib-fold'><summary>{s}</summary>{b}</details>"
+        for s, b in folds) == page  # nothing outside the folds
+    for chapter, (summary, table) in zip(chapters, folds, strict=True):
+        group = [r for r in READINGS if r.chapter == chapter]
+        link = f"<a href='{chapter}.html'>{html.escape(titles.get(chapter, chapter))}</a>"
+        assert summary == f"Measured in {link} ({len(group)} reading{'s' * (len(group) > 1)})"
+        assert table.count("<tr>") == 1 + len(group)
+        assert all(f"<code>{html.escape(r.parameter)}</code>" in table for r in group)
+        # three columns of fixed widths that fill the text column, whatever the text
+        assert table.startswith("<table style='width:100%;table-layout:fixed")
+        assert table.count("<col style=") == 3 and table.count("<th ") == 3
+    assert "Re^(" not in page and "Re<sup>τ−1</sup>" in page  # the paper's notation
 
 
 def test_compute_figure_totals_the_minutes_per_configuration():

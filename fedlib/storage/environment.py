@@ -107,10 +107,8 @@ def fingerprint(device: str | torch.device = "cpu", threads: int = 1) -> dict[st
     return out
 
 
-def describe(environment: dict[str, Any] | None) -> str:
+def describe(environment: dict[str, Any]) -> str:
     """One line for a person: ``"AMD EPYC (AuthenticAMD, AVX2), torch ..., numpy ..., ..."``."""
-    if environment is None:
-        return "an environment that was not recorded"
     where = f"{environment['cpu_model']} ({environment['cpu_vendor']}, {environment['isa']}"
     where += "".join(f", {k}={v}" for k, v in environment["isa_overrides"].items()) + ")"
     if environment["device"] != "cpu":
@@ -120,10 +118,10 @@ def describe(environment: dict[str, Any] | None) -> str:
             f"{environment['threads']} thread(s), lock {lock[:12] if lock else 'none'}")
 
 
-def same_environment(stored: dict[str, Any] | None, current: dict[str, Any]) -> bool:
+def same_environment(stored: dict[str, Any], current: dict[str, Any]) -> bool:
     """True when a stored result's environment is ``current`` in everything but the lock's
-    hash (None, unrecorded: never)."""
+    hash."""
     def rounding(environment: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in environment.items() if k != "lock_sha256"}
 
-    return stored is not None and rounding(stored) == rounding(current)
+    return rounding(stored) == rounding(current)

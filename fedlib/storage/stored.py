@@ -96,8 +96,7 @@ class Provenance:
         How to regenerate the paper-scale file.
     environment : str
         The environment that computed it (:func:`~fedlib.storage.environment.describe`: CPU
-        model and instruction set, torch and numpy, threads; "an environment that was not
-        recorded" for a file made before results recorded it).
+        model and instruction set, torch and numpy, threads).
     """
 
     name: str
@@ -185,7 +184,7 @@ def obtain(config: Experiment, folder: str | os.PathLike[str] | None = None, *,
             Provenance(name, "stored", stored.path,
                        _revision(meta["git_revision"], meta["git_dirty"]),
                        _machine(meta["machine"]), float(meta["wall_time_s"]), meta["created"],
-                       command, environment.describe(meta.get("environment"))))
+                       command, environment.describe(meta["environment"])))
     if chosen not in ("fast", "recompute"):
         raise ValueError(f"mode must be 'stored', 'fast' or 'recompute', got {chosen!r}")
     run_config = config.fast() if chosen == "fast" else config

@@ -163,6 +163,8 @@ def verify_result(name: str, n_tasks: int = 2,
     ------
     FileNotFoundError
         If the result does not exist.
+    ValueError
+        If it records no environment fingerprint (every stored result does).
     """
     path = Path(results_dir) / f"{name}.json"
     if not path.exists():
@@ -171,6 +173,10 @@ def verify_result(name: str, n_tasks: int = 2,
     config = payload["config"]
     here = environment.fingerprint("cpu", config.get("threads", 1))
     stored_environment = payload.get("environment")
+    if stored_environment is None:
+        raise ValueError(f"{path} records no environment fingerprint, so neither rule of "
+                         f"comparison applies to it: regenerate it with its command, "
+                         f"{payload['command']!r}")
     if tier is None:
         forced = requested_tier()
         same = environment.same_environment(stored_environment, here)
@@ -195,8 +201,7 @@ def verify_result(name: str, n_tasks: int = 2,
     return VerificationReport(
         name, tier, not comparison.mismatches, n_tasks, tuple(comparison.mismatches), stops,
         comparison.largest(), comparison.by_field(),
-        environment.describe(stored_environment) if stored_environment else
-        f"{payload['machine']['cpu']}, torch {payload['machine']['torch']} (not fingerprinted)",
+        environment.describe(stored_environment),
         environment.describe(here), not foreign.mismatches, time.perf_counter() - began)
 
 

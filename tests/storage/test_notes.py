@@ -36,9 +36,10 @@ def test_a_file_from_a_dirty_checkout_says_so(name):
     assert any("uncommitted changes" in text for text in NOTED.get(name, [])), name
 
 
-@pytest.mark.parametrize("name", [n for n, d in FILES.items() if "environment" not in d])
-def test_a_file_without_a_fingerprint_says_what_is_known_of_it(name):
-    assert any("not recorded" in text for text in NOTED.get(name, [])), name
+@pytest.mark.parametrize("name", FILES)
+def test_every_stored_file_records_the_environment_that_computed_it(name):
+    assert set(FILES[name].get("environment", {})) >= set(
+        environment.fingerprint("cpu")), f"{name}: no environment fingerprint"
 
 
 @pytest.mark.parametrize("name", [n for n, d in FILES.items()

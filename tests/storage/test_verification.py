@@ -177,7 +177,6 @@ def test_the_fingerprint_names_what_decides_the_rounding(monkeypatch):
             "lock_sha256"} <= set(here)
     assert environment.same_environment(here, environment.fingerprint("cpu", 1))
     assert not environment.same_environment(here, environment.fingerprint("cpu", 2))
-    assert not environment.same_environment(None, here)
     monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX")
     lowered = environment.fingerprint("cpu", 1)
     assert lowered["isa_overrides"] == {"ONEDNN_MAX_CPU_ISA": "AVX"}
@@ -205,13 +204,13 @@ def test_this_environment_verifies_its_own_result_under_both_tiers(stored, monke
     assert foreign.tier == "foreign" and foreign.ok and foreign.largest.startswith("none")
 
 
-def test_a_result_without_a_fingerprint_is_verified_as_foreign(stored, tmp_path):
+def test_a_result_without_a_fingerprint_is_refused_with_its_command(stored, tmp_path):
     payload = json.loads((stored / f"{NAME}.json").read_text())
     del payload["environment"]
     (tmp_path / f"{NAME}.json").write_text(json.dumps(payload))
-    report = verification.verify_result(NAME, results_dir=tmp_path)
-    assert report.tier == "foreign" and report.ok
-    assert "not fingerprinted" in report.stored_environment
+    with pytest.raises(ValueError, match="records no environment fingerprint.*regenerate it "
+                       "with its command, 'python -m fedlib reproduce --config"):
+        verification.verify_result(NAME, results_dir=tmp_path)
 
 
 #: The mutations run one task at the paper's scale of a task (1000 samples per worker, 10 rounds,

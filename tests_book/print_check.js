@@ -6,7 +6,8 @@ const main = document.querySelector('main') || document.body;
 const shown = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
 const label = (el) => (el.textContent || el.getAttribute('aria-label') || el.className || el.tagName)
   .toString().replace(/\s+/g, ' ').trim().slice(0, 60);
-const chrome = ['summary', 'button', 'input', 'select', 'textarea', '.widget-slider',
+// A fold of fedlib.table.folded is content: its summary line heads the group it opens.
+const chrome = ['summary:not(details.fedlib-fold > summary)', 'button', 'input', 'select', 'textarea', '.widget-slider',
                 '.widget-dropdown', '.widget-text', '.widget-checkbox', '.widget-tab-bar',
                 '.widget-toggle-buttons', '.toggle-button', '.headerlink',
                 '.bd-sidebar-primary', '.bd-sidebar-secondary', '.bd-header', '.prev-next-area'];

@@ -607,9 +607,11 @@ def test_the_pdf_link_of_the_introduction_resolves(html_dir):
 
 def test_the_print_check_sees_screen_chrome(driver, tmp_path):
     """The check the PDF script runs on every page before printing it fails a page that would
-    print a widget, a fold bar, a folded output, cut code and a table too wide for paper."""
+    print a widget, a fold bar, a folded output, cut code and a table too wide for paper, and
+    lets a fold of fedlib.table.folded print its summary line, which heads its group."""
     page = tmp_path / "broken.html"
     page.write_text("""<!doctype html><html><body><main>
+<details class="fedlib-fold" open><summary>MNIST, fresh model</summary><p>rows</p></details>
 <details class="hide below-input"><summary>Show code cell output</summary><p>out</p></details>
 <details class="hide above-output"><summary>Show code cell outputs</summary><p>out</p></details>
 <div class="jupyter-widgets widget-slider"><span>slider</span></div><input type="text">
@@ -623,6 +625,7 @@ def test_the_print_check_sees_screen_chrome(driver, tmp_path):
                      "printed screen chrome (.widget-slider)", "a folded output is left out",
                      "code cut off", "table wider than the printed column"):
         assert expected in problems, f"{expected!r} not reported in: {problems}"
+    assert "MNIST, fresh model" not in problems, problems
 
 
 @pytest.mark.parametrize("chapter", [path.stem for path in notebook_chapters()])

@@ -58,6 +58,20 @@ def pytest_configure(config):
         settings.load_profile("ci")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the tests' ids
+def pytest_collection_modifyitems(items):
+    """A module whose tests share a fixture of module scope (a search, a federation, a fast
+    run) is one group for ``--dist loadgroup``: one test process runs all its tests, so that
+    the fixture is computed once instead of once per process that a test of it lands on.
+    Tests grouped already (the stored results, by the tasks they share) keep their group."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") or not hasattr(item, "_fixtureinfo"):
+            continue
+        definitions = item._fixtureinfo.name2fixturedefs.values()
+        if any(defs[-1].scope == "module" for defs in definitions):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
 _VERIFICATIONS: list[str] = []
 
 

@@ -1,13 +1,14 @@
 """Every stored result in ``results/`` must be what the code at this commit computes.
 
-For each ``results/*.json`` of seed 0 the first two tasks (one on Fashion-MNIST) are
-recomputed at the stored (paper) scale on the CPU and compared with the stored records
-(:func:`fedlib.storage.verification.check_fresh`): in the environment that made the file,
-the same winners and decisions and every number to 1e-6 relative; in another one, within the
-measured cross-machine tolerance up to the first near tie. Every other seed's file
-(``_s<seed>`` in its name) is verified over the first :data:`SEED_ROUNDS` rounds of its first
-task, which keeps CI's time within bounds as seeds are added, and so is the cold-start map of
-seed 0, and the Shapley ground truth over the first round of its first task
+Every ``results/*.json`` is recomputed in part at the stored (paper) scale on the CPU and
+compared with the stored records (:func:`fedlib.storage.verification.check_fresh`): in the
+environment that made the file, the same winners and decisions and every number to 1e-6
+relative; in another one, within the measured cross-machine tolerance up to the first near
+tie. The seed-0 tables of ours (and of every MNIST mechanism) are verified over whole tasks,
+two on MNIST and one on Fashion-MNIST; every other file (another seed's, ``_s<seed>`` in its
+name, another mechanism's on Fashion-MNIST, a sweep, the cold-start map) over the first
+:data:`SEED_ROUNDS` rounds of its first task, which keeps CI's time within bounds as files are
+added; the Shapley ground truth over the first round of its first task
 (:func:`verification_plan` says why).
 A stale file fails here, so the book never shows numbers the code would not produce. Each
 verification's tier, largest difference and verified prefix are printed at the end of the run.
@@ -87,37 +88,42 @@ def task_store(tmp_path_factory, worker_id):
     return (base if worker_id == "master" else base.parent) / "task_store"
 
 
-def verified_tasks(config: dict) -> int:
-    """Tasks recomputed per stored run: two, so that the second auction runs on reputations the
-    first task updated, except on Fashion-MNIST, where one task is verified. There a task of
-    LeNet-5 at paper scale costs about a minute of one core, and the second task adds no code
-    path the MNIST files do not verify: the first task's record already holds the reputations
-    Eq. (13) gave, and the MNIST files' second tasks check the auction on them."""
-    dataset = config.get("dataset") or config.get("base", {}).get("dataset")
-    return 1 if dataset == "fashion" else 2
+#: Whole tasks verified of the seed-0 tables of ours (and of every other MNIST mechanism).
+WHOLE_TASKS = {"mnist": 2, "fashion": 1}
 
 
 def verification_plan(name: str, config: dict) -> tuple[int, int | None]:
-    """(tasks, rounds) recomputed for a stored result: the first :data:`SEED_ROUNDS` rounds of
-    its first task for a seed other than 0 and for the cold-start map, the first
-    :data:`SHAPLEY_ROUNDS` of the Shapley ground truth's, else :func:`verified_tasks` whole
-    tasks.
+    """(tasks, rounds) recomputed for a stored result: whole tasks (``rounds`` None) for the
+    seed-0 tables of ours and of the other MNIST mechanisms (:data:`WHOLE_TASKS`) and for the
+    contribution tasks of Figures 2-3 (two; they have no rounds to cut), the first
+    :data:`SHAPLEY_ROUNDS` rounds of the Shapley ground truth's first task, and the first
+    :data:`SEED_ROUNDS` rounds of every other file's first task (the least a verification
+    covers, :data:`~fedlib.storage.comparison.MIN_PREFIX`).
 
-    The cold-start map's eight runs change only the budget, the local training (epochs, rate,
-    momentum) and whether the next task starts afresh: its first rounds run every path in
-    which they differ, and the rest of its first task (the task's end: contributions,
-    Eq. (13), payments) is the code that ``tables_fashion_ours`` verifies over a whole task.
-    Its whole first tasks, two of them with 2 and 5 local epochs, cost nearly ten minutes of
-    one core, against three for the prefix.
+    Whole tasks run the task's end (the contributions, Eq. (13), the payments), which is the
+    same code for every run of a mechanism: two tasks for the MNIST tables of seed 0, so that
+    the second auction runs on the reputations the first task updated, and one for ours on
+    Fashion-MNIST, where a task of LeNet-5 at paper scale costs about a minute of one core
+    (more on a CPU without AVX-512) and its second task adds no code path the MNIST files do
+    not verify. A prefix of three rounds runs every path in which the other files differ: the
+    seed's draws (data, label noise, bids, batch orders, initial model), the mechanism's first
+    auction, and the settings a sweep or the cold-start map changes (budget, local epochs,
+    learning rate, momentum), each in every one of its runs; the rest of the task is the code
+    that the whole tasks above verify. So adding a seed, a mechanism or a sweep adds a prefix
+    to CI's time, not whole tasks.
 
     The Shapley ground truth's first task solves ten games of 1024 coalitions on 5000
     validation images, minutes of one core; its first round's game (training, every
     coalition, every measure) takes a tenth of that, and its other rounds run the same code."""
     if config.get("experiment") == "shapley":
         return 1, SHAPLEY_ROUNDS
-    if seed_of(name) or config.get("experiment") == "coldstart":
-        return 1, SEED_ROUNDS
-    return verified_tasks(config), None
+    if config.get("experiment") == "contribution":
+        return 2, None
+    dataset, mechanism = config.get("dataset"), config.get("mechanism")
+    if config.get("experiment") == "tables" and not seed_of(name) and (
+            mechanism == "ours" or dataset == "mnist"):
+        return WHOLE_TASKS[dataset], None
+    return 1, SEED_ROUNDS
 
 
 @pytest.mark.slow

@@ -31,5 +31,7 @@ bash scripts/build_book.sh
 bash scripts/build_pdf.sh
 
 step "open every page of the built book in headless Chromium"
-python -m pytest tests_book -q -p no:cacheprovider
+# A test file to each of two processes (each its own Chromium; a JupyterLab server on a port of
+# its own): the files share no state but the built book they read.
+python -m pytest tests_book -q -p no:cacheprovider "${WORKERS[@]}" --dist loadfile
 echo "screenshots: artifacts/screenshots/"

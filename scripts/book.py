@@ -19,11 +19,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Chapters that CI executes at the paper's scale only (in the book's build), not in fast mode
-#: as well: the Flower federation (06b), whose slowest sections, the small federation with
-#: failing workers and on the Deployment Runtime, run in both modes alike, and whose fast
-#: comparison with the batched engine is the unit tests' (tests/flower). Executing it twice
-#: cost CI several minutes of its two cores; a reader still runs it in fast mode as any other.
-FULL_SCALE_ONLY = ("09_federation",)
+#: as well, because their slowest sections run in both modes alike: the Flower federation
+#: (09), whose small federation with failing workers and on the Deployment Runtime run in
+#: both modes and whose fast comparison with the batched engine is the unit tests'
+#: (tests/flower); the kit's chapter (10), whose replay of Theorem 4 on the Simulation Runtime
+#: and search of the control mechanisms (about 240 of its 310 CPU-seconds in fast mode on a
+#: Zen 1 EPYC) do not depend on the mode, and whose smaller certificates are the unit tests'
+#: (tests/conformance). Executing them twice cost CI several minutes of its two cores; a
+#: reader still runs them in fast mode as any other.
+FULL_SCALE_ONLY = ("09_federation", "10_design_mechanism")
 #: The caption of the part of ``_toc.yml`` that holds no chapter of the book proper.
 BACK_MATTER = "Back matter"
 

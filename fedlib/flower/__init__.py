@@ -6,10 +6,13 @@
 * :mod:`fedlib.flower.publisher`: the publisher's loop over the tasks (bids, auction, the
   strategy's rounds, ex-post payment, reputations), which the ServerApp runs;
 * :mod:`fedlib.flower.app`: the ServerApp that ``flwr run`` loads;
+* :mod:`fedlib.flower.answers`: the ServerApp's record of the requests each worker answered;
 * :mod:`fedlib.flower.settings`: the run configuration both apps read;
 * :mod:`fedlib.flower.launch`: a SuperLink and SuperNodes on this machine, the app bundle;
 * :mod:`fedlib.flower.simulation`: a run through ``flwr run`` on the Simulation or the
   Deployment Runtime, and the cost of a round;
+* :mod:`fedlib.flower.node_failure`: a winner's SuperNode stopped mid-task on the Deployment
+  Runtime;
 * :mod:`fedlib.flower.replay`: one play of a conformance-kit counterexample as a one-auction
   run (the plan in the run configuration, the publisher's side);
 * :mod:`fedlib.flower.counterexample_replay`: a counterexample's plays replayed in a federation and

@@ -43,6 +43,7 @@ from filelock import FileLock
 
 import fedlib
 from fedlib.experiments.task_store import code_fingerprint
+from fedlib.flower.answers import count_answers
 from fedlib.runtime import sigterm_as_exit
 
 #: The app's pyproject.toml (its components, run configuration and dependencies), shipped in
@@ -251,6 +252,8 @@ class LocalFederation:
         self.processes: dict[str, subprocess.Popen[Any]] = {}
         #: The SuperNodes :meth:`stop_node` stopped.
         self.stopped: set[str] = set()
+        #: The ``out`` folder of the current :meth:`run`'s ServerApp.
+        self.out: Path | None = None
         self.env = {**os.environ, **QUIET_ENV, "FLWR_HOME": str(self.folder / "home")}
 
     @property
@@ -322,16 +325,17 @@ class LocalFederation:
         self.stopped.add(f"supernode-{worker}")
         stop_process(self.processes[f"supernode-{worker}"])
 
-    def received(self, worker: int) -> dict[str, int]:
-        """How many messages of each type worker ``worker``'s SuperNode has received (from its
-        log: ``Receiving: train message``)."""
-        counts: dict[str, int] = {}
-        log = self.folder / f"supernode-{worker}.log"
-        for line in log.read_text(errors="replace").splitlines() if log.exists() else ():
-            if "Receiving: " in line:
-                kind = line.split("Receiving: ", 1)[1].split(" message", 1)[0]
-                counts[kind] = counts.get(kind, 0) + 1
-        return counts
+    def answered(self, worker: int) -> dict[str, int]:
+        """How many requests of each type worker ``worker`` has answered so far in the current
+        :meth:`run`, from the ServerApp's record in the run's ``out`` folder
+        (:func:`fedlib.flower.answers.count_answers`)."""
+        return {} if self.out is None else count_answers(self.out, worker)
+
+    def logs(self) -> dict[str, str]:
+        """The logs of the processes started here and of each ``flwr run``, by name
+        (``superlink``, ``supernode-<worker>``, ``run_config_<n>`` for the n-th run's output)."""
+        return {path.stem: path.read_text(errors="replace")
+                for path in sorted(self.folder.glob("*.log"))}
 
     def run(self, app: str | os.PathLike[str], run_config: Mapping[str, Any],
             federation_config: Mapping[str, Any] | None = None, *,
@@ -343,6 +347,7 @@ class LocalFederation:
         every half second while the run lasts (to stop a node mid-run, say)."""
         config = self.folder / f"run_config_{len(list(self.folder.glob('run_config_*')))}.toml"
         config.write_text(tomli_w.dumps(dict(run_config)))
+        self.out = Path(str(run_config["out"])) if "out" in run_config else None
         command = [_command("flwr"), "run", str(app), "fedlib", "--run-config", str(config),
                    "--stream"]
         if federation_config:

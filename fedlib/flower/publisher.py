@@ -61,12 +61,15 @@ logger = logging.getLogger(__name__)
 @dataclass(frozen=True, eq=False)
 class FederationRun:
     """A run of the tasks over a grid: its result (the batched engine's format), the wall
-    seconds of each task (bids, rounds and payments) and, where known, how many messages of
-    each type (``query.bid``, ``train``, ``query.payment``) each worker's node received."""
+    seconds of each task (bids, rounds and payments) and, where known, how many requests of
+    each type (``query.bid``, ``train``, ``query.payment``) each worker answered (from the
+    server's record, :mod:`fedlib.flower.answers`) and the logs of the run's processes by
+    name (:meth:`fedlib.flower.launch.LocalFederation.logs`)."""
 
     result: MultiTaskResult
     task_seconds: tuple[float, ...]
-    received: dict[int, dict[str, int]] = field(default_factory=dict)
+    answered: dict[int, dict[str, int]] = field(default_factory=dict)
+    logs: dict[str, str] = field(default_factory=dict)
 
 
 def run_tasks(grid: Grid, config: MultiTaskConfig, *, timeout: float = 600.0) -> FederationRun:

@@ -63,8 +63,8 @@ def federate(config: MultiTaskConfig, *, runtime: Runtime = "simulation",
     Returns
     -------
     FederationRun
-        The result in the batched engine's format, each task's wall seconds and, on the
-        Deployment Runtime, the messages each worker's SuperNode received.
+        The result in the batched engine's format, each task's wall seconds, the requests
+        each worker answered and the logs of the run's processes.
 
     Raises
     ------
@@ -84,9 +84,9 @@ def federate(config: MultiTaskConfig, *, runtime: Runtime = "simulation",
             federation_config = start_nodes(federation, config.daccs.size)
             ran = federation.run(stage_app(folder / "app"), settings, federation_config,
                                  on_poll=on_poll)
-            received = ({} if runtime == "simulation" else
-                        {w: federation.received(w) for w in range(config.daccs.size)})
-        return replace(read_run(out, config, ran.stdout), received=received)
+            answered = {w: federation.answered(w) for w in range(config.daccs.size)}
+        return replace(read_run(out, config, ran.stdout), answered=answered,
+                       logs=federation.logs())
 
 
 def pickle_mechanisms(mechanisms: Sequence[Any], path: Path) -> str:

@@ -3,9 +3,10 @@ against the batched engine, and with failing workers; the strategy and the app b
 
 Two runs through ``flwr run`` against a SuperLink started for each, their ClientApps on the Ray
 head the module shares (``shared_ray_head`` of tests/conftest.py, ``RAY_ADDRESS`` as
-for a cluster): the smoke-sized federation through the command line, and the same with outages. The
-Deployment Runtime is checked by chapter 9 (a SuperLink, six SuperNodes, one stopped
-mid-task, every process gone after the run), which CI executes in its full build.
+for a cluster): the smoke-sized federation through the command line, and the same with outages
+(with the server's count of the requests each worker answered, and the runtime's logs). The
+Deployment Runtime is checked by test_node_failure.py (a SuperLink, six SuperNodes, one
+stopped mid-task, every process gone after the run) and by chapter 9.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.experiments.task_store import code_fingerprint
 from fedlib.fl.attacks import Attack
 from fedlib.fl.records import RoundRecord
-from fedlib.flower import TaskPlan, run_federation
+from fedlib.flower import TaskPlan, federate
+from fedlib.flower.messages import BID, PAYMENT, TRAIN
 from fedlib.flower.publisher import run_tasks
 from fedlib.flower.settings import RunSettings, run_config
 from fedlib.flower.strategy import _widen
@@ -82,13 +84,13 @@ def outages(batched, shared_ray_head):
     """Task 1's first winner fails in round 0; the noisiest worker does not bid in task 2."""
     failing = batched[1]["winners"][0]
     silent = CONFIG.daccs.size - 1
-    result = run_federation(CONFIG, outages={(failing, 1, 0), (silent, 2, None)})
-    return failing, silent, result
+    run = federate(CONFIG, outages={(failing, 1, 0), (silent, 2, None)})
+    return failing, silent, run
 
 
 def test_a_failing_winner_submits_nothing_that_round(flower, outages):
-    failing, _, result = outages
-    record, clean = result.records[1], flower[1]
+    failing, _, run = outages
+    record, clean = run.result.records[1], flower[1]
     assert record["winners"] == clean["winners"]
     i = record["winners"].index(failing)
     assert [0, failing] in record["no_reply"]
@@ -101,13 +103,26 @@ def test_a_failing_winner_submits_nothing_that_round(flower, outages):
 
 
 def test_a_worker_that_does_not_bid_is_left_out_and_nothing_before_is_lost(flower, outages):
-    _, silent, result = outages
-    assert result.records[0] == json.loads(json.dumps(flower[0]))
-    record = result.records[2]
+    _, silent, run = outages
+    assert run.result.records[0] == json.loads(json.dumps(flower[0]))
+    record = run.result.records[2]
     assert record["bids"][silent] is None and silent not in record["winners"]
     assert [-1, silent] in record["no_reply"]
     assert sum(record["payments"]) <= CONFIG.budget + 1e-9
 
+
+
+def test_the_server_counts_what_each_worker_answered_and_flower_warns_of_nothing(outages):
+    failing, silent, run = outages
+    records = run.result.records
+    for w in range(CONFIG.daccs.size):
+        won = sum(w in record["winners"] for record in records)
+        expected = {BID: CONFIG.n_tasks - (w == silent),
+                    TRAIN: CONFIG.task.rounds * won - (w == failing), PAYMENT: won}
+        assert {kind: run.answered[w].get(kind, 0) for kind in expected} == expected
+    assert any(failing in record["winners"] for record in records)
+    assert {"superlink", "run_config_0"} <= set(run.logs)
+    assert not [name for name, text in run.logs.items() if "deprecat" in text.lower()]
 
 def test_widen_fills_the_missing_winners_as_failed_checks():
     arrived = RoundRecord(0.5, np.array([0.1, -0.2]), np.array([True, False]),

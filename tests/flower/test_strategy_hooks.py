@@ -1,4 +1,5 @@
-"""The strategy's hooks and the publisher's bid collection on Flower's mock messages: no
+"""The strategy's hooks, the publisher's bid collection and the server's record of the answers
+(fedlib.flower.answers) on Flower's mock messages: no
 SuperLink, no Ray, no training. Replies are ``Mock(spec=Message)`` objects as Flower's own
 strategy tests make them (``create_mock_reply`` in ``flwr/serverapp/strategy``), so each hook is
 checked on exactly the replies it is handed: a failed worker (an error reply), a missing reply,
@@ -24,6 +25,7 @@ from fedlib.fl.engine import BatchedEngine
 from fedlib.fl.models import preprocess
 from fedlib.fl.seeding import torch_generator
 from fedlib.fl.task import TaskOptions
+from fedlib.flower.answers import ANSWERS, AnsweringGrid, count_answers
 from fedlib.flower.messages import BID, TRAIN, model_of, model_record, order_of
 from fedlib.flower.publisher import collect_bids
 from fedlib.flower.strategy import MechanismStrategy, TaskPlan, round_records
@@ -231,3 +233,27 @@ def test_a_bad_bid_leaves_its_worker_out_and_touches_no_other(answer, warned, ca
     assert node_of[0] == 21 and node_of[2] == 22
     messages = [r.getMessage() for r in caplog.records]
     assert any(warned in m for m in messages) if warned else not messages
+
+
+def test_the_server_records_the_requests_each_worker_answered(tmp_path):
+    out = tmp_path / "out"
+    assert count_answers(out, 0) == {}  # before the run starts
+    answers = {21: bid_reply(21, 0, 2.5), 22: bid_reply(22, 2, 3.0), 23: mock_reply(23)}
+    for reply in answers.values():
+        reply.metadata.message_type = BID
+    nodes = MockGrid(answers)
+    grid = AnsweringGrid(nodes, out)
+    bids, _ = collect_bids(grid, [21, 22, 23], task=0, workers=3, timeout=1.0)
+    assert bids[0] == 2.5 and grid.sent is nodes.sent  # the rest is the wrapped grid's
+    trained = mock_reply(22, RecordDict({"metrics": MetricRecord({"worker": 2})}))
+    trained.metadata.message_type = TRAIN
+    nodes.answers = {22: trained}
+    grid.send_and_receive([Mock(metadata=Mock(dst_node_id=22))], timeout=1.0)
+    assert count_answers(out, 0) == {BID: 1}
+    assert count_answers(out, 2) == {BID: 1, TRAIN: 1}
+    assert count_answers(out, 1) == {}  # its node's reply was an error
+    with (out / ANSWERS).open("a") as record:
+        record.write('{"worker": 2, "ty')  # a line still being written is not counted
+    assert count_answers(out, 2) == {BID: 1, TRAIN: 1}
+    AnsweringGrid(MockGrid({}), out)  # the next run's record starts empty
+    assert count_answers(out, 2) == {}

@@ -4,12 +4,10 @@ Every ``results/*.json`` is recomputed in part at the stored (paper) scale on th
 compared with the stored records (:func:`fedlib.storage.verification.check_fresh`): in the
 environment that made the file, the same winners and decisions and every number to 1e-6
 relative; in another one, within the measured cross-machine tolerance up to the first near
-tie. The seed-0 tables of ours (and of every MNIST mechanism) are verified over whole tasks,
-two on MNIST and one on Fashion-MNIST; every other file (another seed's, ``_s<seed>`` in its
-name, another mechanism's on Fashion-MNIST, a sweep, the cold-start map) over the first
-:data:`SEED_ROUNDS` rounds of its first task, which keeps CI's time within bounds as files are
-added; the Shapley ground truth over the first round of its first task
-(:func:`verification_plan` says why).
+tie. How much of each file is recomputed is
+:func:`fedlib.storage.verification.verification_plan`'s rule (whole tasks of the seed-0 tables,
+the first rounds of the first task of every other file; its docstring says why), which keeps
+CI's time within bounds as files are added.
 A stale file fails here, so the book never shows numbers the code would not produce. Each
 verification's tier, largest difference and verified prefix are printed at the end of the run.
 The tamper tests below show that the check can fail, and the test of the files the book reads
@@ -43,8 +41,6 @@ NAMES = sorted(str(path.relative_to(RESULTS).with_suffix(""))
                for path in RESULTS.rglob("*.json"))
 
 
-#: Rounds of the first task verified in the file of a seed other than 0.
-SEED_ROUNDS = 3
 #: Rounds of the first task verified in the Shapley ground truth (its least: one game).
 SHAPLEY_ROUNDS = verification.least_rounds(ShapleyConfig())
 
@@ -88,49 +84,11 @@ def task_store(tmp_path_factory, worker_id):
     return (base if worker_id == "master" else base.parent) / "task_store"
 
 
-#: Whole tasks verified of the seed-0 tables of ours (and of every other MNIST mechanism).
-WHOLE_TASKS = {"mnist": 2, "fashion": 1}
-
-
-def verification_plan(name: str, config: dict) -> tuple[int, int | None]:
-    """(tasks, rounds) recomputed for a stored result: whole tasks (``rounds`` None) for the
-    seed-0 tables of ours and of the other MNIST mechanisms (:data:`WHOLE_TASKS`) and for the
-    contribution tasks of Figures 2-3 (two; they have no rounds to cut), the first
-    :data:`SHAPLEY_ROUNDS` rounds of the Shapley ground truth's first task, and the first
-    :data:`SEED_ROUNDS` rounds of every other file's first task (the least a verification
-    covers, :data:`~fedlib.storage.comparison.MIN_PREFIX`).
-
-    Whole tasks run the task's end (the contributions, Eq. (13), the payments), which is the
-    same code for every run of a mechanism: two tasks for the MNIST tables of seed 0, so that
-    the second auction runs on the reputations the first task updated, and one for ours on
-    Fashion-MNIST, where a task of LeNet-5 at paper scale costs about a minute of one core
-    (more on a CPU without AVX-512) and its second task adds no code path the MNIST files do
-    not verify. A prefix of three rounds runs every path in which the other files differ: the
-    seed's draws (data, label noise, bids, batch orders, initial model), the mechanism's first
-    auction, and the settings a sweep or the cold-start map changes (budget, local epochs,
-    learning rate, momentum), each in every one of its runs; the rest of the task is the code
-    that the whole tasks above verify. So adding a seed, a mechanism or a sweep adds a prefix
-    to CI's time, not whole tasks.
-
-    The Shapley ground truth's first task solves ten games of 1024 coalitions on 5000
-    validation images, minutes of one core; its first round's game (training, every
-    coalition, every measure) takes a tenth of that, and its other rounds run the same code."""
-    if config.get("experiment") == "shapley":
-        return 1, SHAPLEY_ROUNDS
-    if config.get("experiment") == "contribution":
-        return 2, None
-    dataset, mechanism = config.get("dataset"), config.get("mechanism")
-    if config.get("experiment") == "tables" and not seed_of(name) and (
-            mechanism == "ours" or dataset == "mnist"):
-        return WHOLE_TASKS[dataset], None
-    return 1, SEED_ROUNDS
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [_case(name) for name in NAMES])
 def test_stored_result_matches_the_code(name, data_root, record_property, task_store):
     config = json.loads((RESULTS / f"{name}.json").read_text())["config"]
-    n_tasks, rounds = verification_plan(name, config)
+    n_tasks, rounds = verification.verification_plan(config)
     part = (f"all {n_tasks} task(s) verified" if rounds is None
             else f"the first {rounds} round{'s' if rounds > 1 else ''} verified")
     report = verification.check_fresh(name, RESULTS, n_tasks=n_tasks, task_store=task_store,

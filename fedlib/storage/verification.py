@@ -15,10 +15,9 @@ tier.
 A verification can also cover only the first rounds of the first task (``rounds``): the task's
 winners, bids and every round field of those rounds, recomputed with a task of that many rounds
 (a round draws its batch orders after the rounds before it, so the first rounds of a shorter
-task are those of the longer one). CI verifies every stored seed this way, and one file per
-configuration (seed 0) over its first whole tasks. The Shapley ground truth, whose rounds
-each solve a game of ``2**k`` coalitions, is verified by the first round of its first task
-(:func:`least_rounds`).
+task are those of the longer one). How much of each stored file CI recomputes is
+:func:`verification_plan`'s rule: whole tasks of the seed-0 tables, the first rounds of the
+first task of every other file.
 """
 
 from __future__ import annotations
@@ -135,6 +134,56 @@ def least_rounds(config: registry.Experiment) -> int:
     every measure) and comes before the task's first decision (the leave-one-out checks that
     weight the round's aggregate), so that two machines' runs cannot part before it."""
     return 1 if isinstance(config, ShapleyConfig) else MIN_PREFIX[1]
+
+
+#: Whole tasks recomputed of the seed-0 tables of ours (and of every other MNIST mechanism).
+WHOLE_TASKS = {"mnist": 2, "fashion": 1}
+
+
+def verification_plan(config: Mapping[str, Any]) -> tuple[int, int | None]:
+    """(tasks, rounds) that CI recomputes of a stored result whose configuration is ``config``
+    (its ``"config"``): whole tasks (``rounds`` None) for the seed-0 tables of ours and of the
+    other MNIST mechanisms (:data:`WHOLE_TASKS`) and for the contribution tasks of Figures 2-3
+    (two; they have no rounds to cut), the first round of the Shapley ground truth's first task
+    (:func:`least_rounds`), and the first ``MIN_PREFIX`` rounds of every other file's first task
+    (the least a verification covers, :data:`~fedlib.storage.comparison.MIN_PREFIX`): the
+    files of the other seeds, of the other mechanisms on Fashion-MNIST, the sweeps and the
+    cold-start map.
+
+    Whole tasks run the task's end (the contributions, Eq. (13), the payments), which is the
+    same code for every run of a mechanism: two tasks for the MNIST tables of seed 0, so that
+    the second auction runs on the reputations the first task updated, and one for ours on
+    Fashion-MNIST, where a task of LeNet-5 at paper scale costs about a minute of one core
+    (more on a CPU without AVX-512) and its second task adds no code path the MNIST files do
+    not verify. The prefix runs every path in which the other files differ: the seed's draws
+    (data, label noise, bids, batch orders, initial model), the mechanism's first auction, and
+    the settings a sweep or the cold-start map changes (budget, local epochs, learning rate,
+    momentum), each in every one of its runs; the rest of the task is the code that the whole
+    tasks above verify. So adding a seed, a mechanism or a sweep adds a prefix to CI's time,
+    not whole tasks.
+
+    The Shapley ground truth's first task solves ten games of 1024 coalitions on 5000
+    validation images, minutes of one core; its first round's game (training, every
+    coalition, every measure) takes a tenth of that, and its other rounds run the same code.
+    """
+    experiment = config.get("experiment")
+    if experiment == "shapley":
+        return 1, least_rounds(ShapleyConfig())
+    if experiment == "contribution":
+        return 2, None
+    dataset, mechanism = config.get("dataset"), config.get("mechanism")
+    if experiment == "tables" and not config.get("seed") and (
+            mechanism == "ours" or dataset == "mnist"):
+        return WHOLE_TASKS[str(dataset)], None
+    return 1, MIN_PREFIX[1]
+
+
+def plan_numbers() -> dict[str, int]:
+    """:func:`verification_plan`'s numbers by the names the chapters glue them under: the whole
+    tasks of the seed-0 tables on MNIST and on Fashion-MNIST, and the rounds of the prefix."""
+    return {"verify_mnist_tasks": WHOLE_TASKS["mnist"],
+            "verify_fashion_tasks": WHOLE_TASKS["fashion"],
+            "verify_prefix_rounds": MIN_PREFIX[1]}
 
 
 def verify_result(name: str, n_tasks: int = 2,

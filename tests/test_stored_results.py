@@ -88,11 +88,12 @@ def task_store(tmp_path_factory, worker_id):
 @pytest.mark.parametrize("name", [_case(name) for name in NAMES])
 def test_stored_result_matches_the_code(name, data_root, record_property, task_store):
     config = json.loads((RESULTS / f"{name}.json").read_text())["config"]
-    n_tasks, rounds = verification.verification_plan(config)
+    n_tasks, rounds, runs = verification.verification_plan(config)
     part = (f"all {n_tasks} task(s) verified" if rounds is None
             else f"the first {rounds} round{'s' if rounds > 1 else ''} verified")
+    part += "" if runs is None else f" of the first {runs} runs"
     report = verification.check_fresh(name, RESULTS, n_tasks=n_tasks, task_store=task_store,
-                                      rounds=rounds)
+                                      rounds=rounds, runs=runs)
     stops = "; ".join(str(stop) for stop in report.stops) or part
     record_property("verification", f"{name}: {report.tier} tier, largest difference "
                                     f"{report.largest}; {stops}")
@@ -212,6 +213,31 @@ def test_a_stored_sensitivity_sweep_is_verified(small_sensitivity, tmp_path):
     tampered = _tampered(folder, name, tmp_path, _nudge_sweep_loss)  # the beta2 run
     with pytest.raises(verification.StaleResultError, match="is stale"):
         verification.check_fresh(name, tampered)
+
+
+def _nudge_center_loss(records):
+    records[0]["runs"][0]["rounds"]["test_loss"][-1] *= 1 - 1e-5
+
+
+def test_a_verification_of_the_first_runs_checks_those_runs_only(small_sensitivity, tmp_path):
+    folder, name = small_sensitivity
+    (tmp_path / "later").mkdir(), (tmp_path / "first").mkdir()
+    later = _tampered(folder, name, tmp_path / "later", _nudge_sweep_loss)  # the beta2 run
+    assert verification.check_fresh(name, later, runs=1).ok
+    with pytest.raises(verification.StaleResultError, match="of its first 2 run"):
+        verification.check_fresh(name, later, runs=2)
+    first = _tampered(folder, name, tmp_path / "first", _nudge_center_loss)
+    with pytest.raises(verification.StaleResultError, match="of its first 1 run"):
+        verification.check_fresh(name, first, runs=1)
+
+
+def test_runs_beyond_a_grid_or_of_no_grid_are_refused(small_sensitivity, small_results):
+    folder, name = small_sensitivity
+    with pytest.raises(ValueError, match="between 1 and the grid's 2 runs, got 3"):
+        verification.verify_result(name, 1, folder, runs=3)
+    folder, tables, _ = small_results
+    with pytest.raises(ValueError, match="runs applies to a grid of runs"):
+        verification.verify_result(tables, 1, folder, runs=1)
 
 
 @pytest.fixture(scope="module")

@@ -283,9 +283,11 @@ def _runs(config: Mapping[str, Any], stored: Sequence[Mapping[str, Any]],
         return [(built, list(stored), list(fresh))]
     if not hasattr(built, "run_configs"):
         return None
-    # Task-major records of several runs (grid.task_major).
+    # Task-major records (grid.task_major) of every run of the grid, or of its first runs (a
+    # verification of some runs, verification.verify_result's ``runs``, cuts both records).
+    first = built.run_configs()[:len(stored[0]["runs"])] if stored else []
     return [(run, [r["runs"][i] for r in stored], [r["runs"][i] for r in fresh])
-            for i, run in enumerate(built.run_configs())]
+            for i, run in enumerate(first)]
 
 
 def compare_records(config: Mapping[str, Any], stored: Sequence[Mapping[str, Any]],

@@ -15,9 +15,10 @@ tier.
 A verification can also cover only the first rounds of the first task (``rounds``): the task's
 winners, bids and every round field of those rounds, recomputed with a task of that many rounds
 (a round draws its batch orders after the rounds before it, so the first rounds of a shorter
-task are those of the longer one). How much of each stored file CI recomputes is
-:func:`verification_plan`'s rule: whole tasks of the seed-0 tables, the first rounds of the
-first task of every other file.
+task are those of the longer one), and of a grid it can cover only the first runs (``runs``).
+How much of each stored file CI recomputes is :func:`verification_plan`'s rule: whole tasks of
+the seed-0 tables, the first rounds of the first task of every other file (of the first runs
+only in the cold-start maps of the seeds other than 0).
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from fedlib.experiments import registry
+from fedlib.experiments.grid import Grid
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.experiments.shapley_truth import ShapleyConfig, first_rounds
 from fedlib.storage import environment, results
@@ -138,17 +140,31 @@ def least_rounds(config: registry.Experiment) -> int:
 
 #: Whole tasks recomputed of the seed-0 tables of ours (and of every other MNIST mechanism).
 WHOLE_TASKS = {"mnist": 2, "fashion": 1}
+#: Runs recomputed of the cold-start map of a seed other than 0: its first ones, the default
+#: run and the two other budgets (:data:`~fedlib.experiments.coldstart.COLD_START_VALUES`).
+SEED_RUNS = 3
 
 
-def verification_plan(config: Mapping[str, Any]) -> tuple[int, int | None]:
-    """(tasks, rounds) that CI recomputes of a stored result whose configuration is ``config``
-    (its ``"config"``): whole tasks (``rounds`` None) for the seed-0 tables of ours and of the
+class Plan(NamedTuple):
+    """What :func:`verify_result` recomputes of a stored file: its first ``tasks`` tasks, whole
+    (``rounds`` None) or cut to their first ``rounds`` rounds, of every run (``runs`` None) or
+    of a grid's first ``runs`` runs."""
+
+    tasks: int
+    rounds: int | None
+    runs: int | None = None
+
+
+def verification_plan(config: Mapping[str, Any]) -> Plan:
+    """What CI recomputes of a stored result whose configuration is ``config`` (its
+    ``"config"``): whole tasks (``rounds`` None) for the seed-0 tables of ours and of the
     other MNIST mechanisms (:data:`WHOLE_TASKS`) and for the contribution tasks of Figures 2-3
     (two; they have no rounds to cut), the first round of the Shapley ground truth's first task
     (:func:`least_rounds`), and the first ``MIN_PREFIX`` rounds of every other file's first task
     (the least a verification covers, :data:`~fedlib.storage.comparison.MIN_PREFIX`): the
     files of the other seeds, of the other mechanisms on Fashion-MNIST, the sweeps and the
-    cold-start map.
+    cold-start map, every run of it for seed 0 and its first :data:`SEED_RUNS` runs for the
+    other seeds.
 
     Whole tasks run the task's end (the contributions, Eq. (13), the payments), which is the
     same code for every run of a mechanism: two tasks for the MNIST tables of seed 0, so that
@@ -160,7 +176,11 @@ def verification_plan(config: Mapping[str, Any]) -> tuple[int, int | None]:
     the settings a sweep or the cold-start map changes (budget, local epochs, learning rate,
     momentum), each in every one of its runs; the rest of the task is the code that the whole
     tasks above verify. So adding a seed, a mechanism or a sweep adds a prefix to CI's time,
-    not whole tasks.
+    not whole tasks. The runs of a cold-start map differ from one another in one setting
+    each, and share their seed's draws: seed 0's map verifies every setting's path, and the
+    map of another seed its draws through three first auctions (the default budget and the two
+    others), at a sixth of the whole map's cost (the runs with 2 and 5 local epochs cost as
+    much as seven runs of one).
 
     The Shapley ground truth's first task solves ten games of 1024 coalitions on 5000
     validation images, minutes of one core; its first round's game (training, every
@@ -168,29 +188,34 @@ def verification_plan(config: Mapping[str, Any]) -> tuple[int, int | None]:
     """
     experiment = config.get("experiment")
     if experiment == "shapley":
-        return 1, least_rounds(ShapleyConfig())
+        return Plan(1, least_rounds(ShapleyConfig()))
     if experiment == "contribution":
-        return 2, None
+        return Plan(2, None)
     dataset, mechanism = config.get("dataset"), config.get("mechanism")
     if experiment == "tables" and not config.get("seed") and (
             mechanism == "ours" or dataset == "mnist"):
-        return WHOLE_TASKS[str(dataset)], None
-    return 1, MIN_PREFIX[1]
+        return Plan(WHOLE_TASKS[str(dataset)], None)
+    if experiment == "coldstart" and config.get("seed"):
+        return Plan(1, MIN_PREFIX[1], SEED_RUNS)
+    return Plan(1, MIN_PREFIX[1])
 
 
 def plan_numbers() -> dict[str, int]:
     """:func:`verification_plan`'s numbers by the names the chapters glue them under: the whole
-    tasks of the seed-0 tables on MNIST and on Fashion-MNIST, and the rounds of the prefix."""
+    tasks of the seed-0 tables on MNIST and on Fashion-MNIST, the rounds of the prefix, and the
+    runs of the cold-start maps of the other seeds."""
     return {"verify_mnist_tasks": WHOLE_TASKS["mnist"],
             "verify_fashion_tasks": WHOLE_TASKS["fashion"],
-            "verify_prefix_rounds": MIN_PREFIX[1]}
+            "verify_prefix_rounds": MIN_PREFIX[1],
+            "verify_seed_runs": SEED_RUNS}
 
 
 def verify_result(name: str, n_tasks: int = 2,
                   results_dir: str | os.PathLike[str] = "results", *,
                   tier: Tier | None = None,
                   task_store: str | os.PathLike[str] | None = None,
-                  rounds: int | None = None) -> VerificationReport:
+                  rounds: int | None = None,
+                  runs: int | None = None) -> VerificationReport:
     """Recompute the first ``n_tasks`` tasks of a stored result on the CPU and compare.
 
     Parameters
@@ -207,13 +232,19 @@ def verify_result(name: str, n_tasks: int = 2,
         A :class:`~fedlib.experiments.task_store.TaskStore` folder shared by several
         verifications (e.g. the RRAFL file reads the tasks of ours, which hires the same
         winners); tasks are keyed by all their inputs, so the records are the same.
+    rounds : int, optional
+        Recompute only the first task's first ``rounds`` rounds (see the module docstring).
+    runs : int, optional
+        Of a grid (:class:`~fedlib.experiments.grid.Grid`), recompute only its first ``runs``
+        runs (in the order of its ``run_configs``); default every run.
 
     Raises
     ------
     FileNotFoundError
         If the result does not exist.
     ValueError
-        If it records no environment fingerprint (every stored result does).
+        If it records no environment fingerprint (every stored result does), or ``runs`` is
+        given for a file that is not a grid or exceeds its runs.
     """
     path = Path(results_dir) / f"{name}.json"
     if not path.exists():
@@ -233,6 +264,11 @@ def verify_result(name: str, n_tasks: int = 2,
     began = time.perf_counter()
     store = None if task_store is None else str(task_store)
     built, stored = registry.rebuild(config), payload["records"][:n_tasks]
+    if runs is not None:
+        if not isinstance(built, Grid):
+            raise ValueError(f"runs applies to a grid of runs; {path} holds a "
+                             f"{type(built).__name__}")
+        stored = [{**record, "runs": record["runs"][:runs]} for record in stored]
     if rounds is not None:
         least = least_rounds(built)
         if rounds < least or n_tasks != 1:
@@ -241,7 +277,9 @@ def verify_result(name: str, n_tasks: int = 2,
                              f"n_tasks = {n_tasks}, rounds = {rounds}")
         built = with_rounds(built, rounds)
         config, stored = built.to_dict(), round_prefix(stored, rounds)
-    fresh = json.loads(json.dumps(built.recompute(n_tasks, store)))
+    recomputed = (built.recompute(n_tasks, store) if runs is None else
+                  built.recompute(n_tasks, store, runs=runs))
+    fresh = json.loads(json.dumps(recomputed))
     if rounds is not None:
         fresh = round_prefix(fresh, rounds)
     comparison, stops = compare_records(config, stored, fresh, tier)
@@ -261,7 +299,8 @@ class StaleResultError(AssertionError):
 def check_fresh(name: str, folder: str | os.PathLike[str], n_tasks: int = 2, *,
                 tier: Tier | None = None,
                 task_store: str | os.PathLike[str] | None = None,
-                rounds: int | None = None) -> VerificationReport:
+                rounds: int | None = None,
+                runs: int | None = None) -> VerificationReport:
     """:func:`verify_result`, raising :class:`StaleResultError` when it fails.
 
     The message names the tier, the first differences and what to do: under the same tier
@@ -270,11 +309,12 @@ def check_fresh(name: str, folder: str | os.PathLike[str], n_tasks: int = 2, *,
     overwrite.
     """
     report = verify_result(name, n_tasks, folder, tier=tier, task_store=task_store,
-                           rounds=rounds)
+                           rounds=rounds, runs=runs)
     if report.ok:
         return report
     part = (f"first {n_tasks} task(s)" if rounds is None else
             f"first task's first {rounds} rounds")
+    part += "" if runs is None else f" of its first {runs} run(s)"
     path = Path(folder) / f"{name}.json"
     shown = "\n  ".join(report.mismatches[:8])
     more = len(report.mismatches) - 8

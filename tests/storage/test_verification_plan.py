@@ -8,15 +8,20 @@ from fedlib.storage.verification import plan_numbers, verification_plan
 
 
 @pytest.mark.parametrize("config, plan", [
-    ({"experiment": "tables", "dataset": "mnist", "mechanism": "ours", "seed": 0}, (2, None)),
-    ({"experiment": "tables", "dataset": "mnist", "mechanism": "vanilla", "seed": 0}, (2, None)),
-    ({"experiment": "tables", "dataset": "fashion", "mechanism": "ours", "seed": 0}, (1, None)),
-    ({"experiment": "tables", "dataset": "fashion", "mechanism": "vanilla", "seed": 0}, (1, 3)),
-    ({"experiment": "tables", "dataset": "mnist", "mechanism": "ours", "seed": 4}, (1, 3)),
-    ({"experiment": "coldstart", "dataset": "fashion", "seed": 0}, (1, 3)),
-    ({"experiment": "budgets", "dataset": "mnist", "seed": 0}, (1, 3)),
-    ({"experiment": "contribution", "dataset": "mnist"}, (2, None)),
-    ({"experiment": "shapley", "dataset": "mnist"}, (1, 1)),
+    ({"experiment": "tables", "dataset": "mnist", "mechanism": "ours", "seed": 0},
+     (2, None, None)),
+    ({"experiment": "tables", "dataset": "mnist", "mechanism": "vanilla", "seed": 0},
+     (2, None, None)),
+    ({"experiment": "tables", "dataset": "fashion", "mechanism": "ours", "seed": 0},
+     (1, None, None)),
+    ({"experiment": "tables", "dataset": "fashion", "mechanism": "vanilla", "seed": 0},
+     (1, 3, None)),
+    ({"experiment": "tables", "dataset": "mnist", "mechanism": "ours", "seed": 4}, (1, 3, None)),
+    ({"experiment": "coldstart", "dataset": "fashion", "seed": 0}, (1, 3, None)),
+    ({"experiment": "coldstart", "dataset": "fashion", "seed": 2}, (1, 3, 3)),
+    ({"experiment": "budgets", "dataset": "mnist", "seed": 0}, (1, 3, None)),
+    ({"experiment": "contribution", "dataset": "mnist"}, (2, None, None)),
+    ({"experiment": "shapley", "dataset": "mnist"}, (1, 1, None)),
 ])
 def test_whole_tasks_for_the_seed_0_tables_and_a_prefix_for_the_rest(config, plan):
     assert verification_plan(config) == plan
@@ -24,4 +29,4 @@ def test_whole_tasks_for_the_seed_0_tables_and_a_prefix_for_the_rest(config, pla
 
 def test_the_chapters_glue_the_rules_numbers():
     assert plan_numbers() == {"verify_mnist_tasks": 2, "verify_fashion_tasks": 1,
-                              "verify_prefix_rounds": 3}
+                              "verify_prefix_rounds": 3, "verify_seed_runs": 3}

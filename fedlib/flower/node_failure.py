@@ -17,7 +17,6 @@ outlives the run.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +24,7 @@ from fedlib.experiments.multitask import MultiTaskConfig, run_multitask
 from fedlib.flower.launch import LocalFederation, descendants, process_alive
 from fedlib.flower.publisher import FederationRun
 from fedlib.flower.simulation import federate
+from fedlib.storage.results import json_values
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,7 +58,7 @@ class StoppedWinner:
     @property
     def records(self) -> list[dict[str, Any]]:
         """The Deployment Runtime's records (plain JSON values)."""
-        return plain(self.run.result.records)
+        return json_values(list(self.run.result.records))
 
     def missed_rounds(self) -> list[int]:
         """The rounds (0-based) of task ``task`` from which no model of the victim arrived."""
@@ -67,11 +67,6 @@ class StoppedWinner:
     def survivors(self) -> list[int]:
         """The recorded processes still running (none, after a clean run)."""
         return sorted(pid for pid in {*self.pids.values(), *self.children} if process_alive(pid))
-
-
-def plain(records: Any) -> list[dict[str, Any]]:
-    """Records as plain JSON values (lists, floats, None)."""
-    return json.loads(json.dumps(list(records)))
 
 
 def stop_a_winner(config: MultiTaskConfig, task: int = 1, **options: Any) -> StoppedWinner:
@@ -93,7 +88,7 @@ def stop_a_winner(config: MultiTaskConfig, task: int = 1, **options: Any) -> Sto
     if not 0 <= task < config.n_tasks:
         raise ValueError(f"task must be in 0..{config.n_tasks - 1} (the configuration's "
                          f"tasks), got {task}")
-    reference = plain(run_multitask(config).records)
+    reference = json_values(list(run_multitask(config).records))
     if not reference[task]["winners"]:
         raise ValueError(f"the batched engine hires nobody in task {task}: there is no winner "
                          f"to stop (raise the budget)")
@@ -115,4 +110,4 @@ def stop_a_winner(config: MultiTaskConfig, task: int = 1, **options: Any) -> Sto
                          frozenset(stopped))
 
 
-__all__ = ["StoppedWinner", "plain", "stop_a_winner"]
+__all__ = ["StoppedWinner", "stop_a_winner"]

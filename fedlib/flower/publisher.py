@@ -71,6 +71,11 @@ class FederationRun:
     answered: dict[int, dict[str, int]] = field(default_factory=dict)
     logs: dict[str, str] = field(default_factory=dict)
 
+    def deprecations(self) -> list[str]:
+        """The processes of the run (Flower's included) whose log mentions a deprecation: none
+        when the run uses Flower's current API."""
+        return sorted(name for name, text in self.logs.items() if "deprecat" in text.lower())
+
 
 def run_tasks(grid: Grid, config: MultiTaskConfig, *, timeout: float = 600.0) -> FederationRun:
     """Run every task of ``config`` over the nodes of ``grid`` (one node per worker).

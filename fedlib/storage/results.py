@@ -66,9 +66,14 @@ class StoredResult:
     path: Path
 
 
+def json_values(value: Any) -> Any:
+    """``value`` as plain JSON values (dicts, lists, floats, None): as it reads back from a
+    stored file, so that fresh records compare equal to stored ones."""
+    return json.loads(json.dumps(value))
+
+
 def _config_dict(config: Mapping[str, Any] | Experiment) -> dict[str, Any]:
-    raw = dict(config) if isinstance(config, Mapping) else config.to_dict()
-    return json.loads(json.dumps(raw))
+    return json_values(dict(config) if isinstance(config, Mapping) else config.to_dict())
 
 
 def reproduce_command(config: Mapping[str, Any] | Experiment,

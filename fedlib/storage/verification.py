@@ -279,7 +279,7 @@ def verify_result(name: str, n_tasks: int = 2,
         config, stored = built.to_dict(), round_prefix(stored, rounds)
     recomputed = (built.recompute(n_tasks, store) if runs is None else
                   built.recompute(n_tasks, store, runs=runs))
-    fresh = json.loads(json.dumps(recomputed))
+    fresh = results.json_values(recomputed)
     if rounds is not None:
         fresh = round_prefix(fresh, rounds)
     comparison, stops = compare_records(config, stored, fresh, tier)

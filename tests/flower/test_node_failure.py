@@ -54,4 +54,4 @@ def test_a_winner_stopped_mid_task_fails_its_rounds_and_leaves_no_process():
     assert lost.children and not lost.survivors()
     # Flower's conventions are current: no process of the run logged a deprecation
     assert {"superlink", f"supernode-{lost.victim}"} <= set(lost.run.logs)
-    assert not [name for name, text in lost.run.logs.items() if "deprecat" in text.lower()]
+    assert not lost.run.deprecations()

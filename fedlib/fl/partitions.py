@@ -152,12 +152,16 @@ def per_class_partition(labels: ArrayLike, partitions: int, alpha: float,
     """Flower Datasets' ``DirichletPartitioner`` algorithm (``self_balancing=False``): every
     sample of ``labels`` goes to one of ``partitions`` partitions of unequal sizes.
 
-    For each class c (0 first; ``DirichletPartitioner`` takes the classes in the order they
-    first appear), its samples (in their order in ``labels``) are cut at
-    ``floor(cumsum(p_c) * m_c)``, ``p_c ~ Dir(alpha * 1_partitions)``, ``m_c`` the class's
-    count, and block ``i`` goes to partition ``i``. While the smallest partition holds fewer
-    than ``min_partition_size`` samples the whole draw is made again (:data:`MAX_TRIES` draws
-    at most); then each partition is shuffled (``shuffle``).
+    For each class c that ``labels`` holds (in increasing order, as ``DirichletPartitioner``'s
+    sorted unique labels: an absent class draws nothing), its samples (in their order in
+    ``labels``) are cut at ``floor(cumsum(p_c) * m_c)``, ``p_c ~ Dir(alpha * 1_partitions)``,
+    ``m_c`` the class's count, and block ``i`` goes to partition ``i``. While the smallest
+    partition holds fewer than ``min_partition_size`` samples the whole draw is made again
+    (:data:`MAX_TRIES` draws at most); then each partition is shuffled (``shuffle``), partition
+    0 first. With ``rng = np.random.default_rng(seed)`` the partitions are those of
+    ``DirichletPartitioner(partitions, "label", alpha, min_partition_size,
+    self_balancing=False, shuffle=shuffle, seed=seed)``, index by index
+    (tests/flower/test_worker_data.py compares them).
 
     Parameters
     ----------
@@ -197,7 +201,7 @@ def per_class_partition(labels: ArrayLike, partitions: int, alpha: float,
                          f"need {partitions * min_partition_size}, but labels hold {y.size}")
     for _ in range(MAX_TRIES):
         blocks: list[list[np.ndarray]] = [[] for _ in range(partitions)]
-        for c in range(NUM_CLASSES):
+        for c in np.unique(y):
             members = np.flatnonzero(y == c)
             cuts = (np.cumsum(rng.dirichlet(np.full(partitions, alpha))) * members.size)
             for i, block in enumerate(np.split(members, cuts.astype(int)[:-1])):

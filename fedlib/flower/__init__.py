@@ -8,6 +8,8 @@
 * :mod:`fedlib.flower.app`: the ServerApp that ``flwr run`` loads;
 * :mod:`fedlib.flower.answers`: the ServerApp's record of the requests each worker answered;
 * :mod:`fedlib.flower.settings`: the run configuration both apps read;
+* :mod:`fedlib.flower.worker_data`: the workers' data through Flower Datasets (a
+  ``Partitioner`` serving the worker pool; ``DirichletPartitioner`` for label skew);
 * :mod:`fedlib.flower.launch`: a SuperLink and SuperNodes on this machine, the app bundle;
 * :mod:`fedlib.flower.simulation`: a run through ``flwr run`` on the Simulation or the
   Deployment Runtime, and the cost of a round;

@@ -3,10 +3,12 @@
 A node's worker is its ``partition-id`` (``context.node_config``) and the run is its run
 configuration (``context.run_config``, :mod:`fedlib.flower.settings`). Its training data are
 its row of the run's worker pool (:func:`fedlib.experiments.multitask.worker_pool`: its samples,
-labels flipped to its data accuracy); its private cost, which it bids truthfully, is its entry
-of :func:`fedlib.experiments.multitask.draw_bids`. Local training is the plain per-worker loop
-of :func:`fedlib.fl.reference.train_local`: one ``nn.Module``, ``torch.optim.SGD`` with the
-task's learning rate and momentum, mini-batches cut from the batch order the publisher sent.
+labels flipped to its data accuracy), served as its partition by Flower Datasets
+(:class:`fedlib.flower.worker_data.WorkerPoolPartitioner`); its private cost, which it bids
+truthfully, is its entry of :func:`fedlib.experiments.multitask.draw_bids`. Local training is
+the plain per-worker loop of :func:`fedlib.fl.reference.train_local`: one ``nn.Module``,
+``torch.optim.SGD`` with the task's learning rate and momentum, mini-batches cut from the
+batch order the publisher sent.
 
 The run configuration's ``outages`` make some workers fail some requests (they raise), which
 Flower hands to the server as error replies. In a replay of a counterexample (its ``replay``,
@@ -22,7 +24,7 @@ import torch
 from flwr.app import ArrayRecord, Context, Message, MetricRecord
 from flwr.clientapp import ClientApp
 
-from fedlib.experiments.multitask import MultiTaskConfig, draw_bids, worker_pool
+from fedlib.experiments.multitask import MultiTaskConfig, draw_bids
 from fedlib.fl import reference
 from fedlib.fl.models import MODEL_FOR_DATASET, preprocess
 from fedlib.flower.messages import (
@@ -36,6 +38,7 @@ from fedlib.flower.messages import (
     task_of,
 )
 from fedlib.flower.settings import RunSettings, worker_of
+from fedlib.flower.worker_data import worker_partition
 
 
 class SimulatedOutage(RuntimeError):
@@ -48,13 +51,14 @@ def _data(context: Context, config: MultiTaskConfig, worker: int
     on the node's first training request of the run and kept in the node's state
     (``context.state``, which Flower keeps across the run's messages)."""
     if "data" not in context.state:
-        pool = worker_pool(config)
-        if not 0 <= worker < len(pool):
-            raise ValueError(f"partition-id {worker} names no worker: the run has {len(pool)} "
-                             f"(give each node a partition-id in 0..{len(pool) - 1})")
+        workers = config.daccs.size
+        if not 0 <= worker < workers:
+            raise ValueError(f"partition-id {worker} names no worker: the run has {workers} "
+                             f"(give each node a partition-id in 0..{workers - 1})")
+        images, labels = worker_partition(config, worker)
         context.state["data"] = model_record({
-            "images": preprocess(pool.images[worker], "cpu", torch.float32),
-            "labels": pool.labels[worker]})
+            "images": preprocess(torch.from_numpy(images), "cpu", torch.float32),
+            "labels": torch.from_numpy(labels)})
     data = model_of(context.state.array_records["data"])
     return data["images"], data["labels"]
 

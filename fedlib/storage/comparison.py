@@ -19,7 +19,7 @@ Two tiers (which one applies is :mod:`fedlib.storage.verification`'s choice):
   others. There float noise decides, the two runs legitimately part, and the comparison stops,
   reporting the verified prefix (task, round). A decision that differs with a large margin, or
   a number beyond the tolerance before the first near tie, is a failure. A file must also be
-  verified through :data:`MIN_PREFIX` (the first task's first 3 rounds) as a whole: a run that
+  verified through :data:`MIN_PREFIX` (the first task's first 2 rounds) as a whole: a run that
   parts at a near tie before it is verified as far as the tie, and the file passes when at
   least one of its runs reaches the prefix. A file of several runs (the cold-start map's
   eight) therefore verifies on a CPU whose rounding meets a near tie in one run at round 1,
@@ -55,8 +55,10 @@ from fedlib.storage.tolerance import (
 
 Tier = Literal["same", "foreign"]
 
-#: The least a verification must cover: the first task's first 3 rounds.
-MIN_PREFIX = (0, 3)
+#: The least a verification must cover: the first task's first 2 rounds, one trained from the
+#: initial model and one from the first round's aggregate, weighted by omega (every step a
+#: round takes; later rounds repeat them).
+MIN_PREFIX = (0, 2)
 #: Round fields that new results store and recomputations always give; an older stored record
 #: that lacks them is compared without them.
 EVIDENCE = ("passed", "margin")

@@ -171,7 +171,8 @@ def verification_plan(config: Mapping[str, Any]) -> Plan:
     the second auction runs on the reputations the first task updated, and one for ours on
     Fashion-MNIST, where a task of LeNet-5 at paper scale costs about a minute of one core
     (more on a CPU without AVX-512) and its second task adds no code path the MNIST files do
-    not verify. The prefix runs every path in which the other files differ: the seed's draws
+    not verify. The prefix (one round from the initial model, one from the first round's
+    aggregate) runs every path in which the other files differ: the seed's draws
     (data, label noise, bids, batch orders, initial model), the mechanism's first auction, and
     the settings a sweep or the cold-start map changes (budget, local epochs, learning rate,
     momentum), each in every one of its runs; the rest of the task is the code that the whole

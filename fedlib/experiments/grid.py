@@ -236,12 +236,15 @@ class Grid:
     def recompute(self, n_tasks: int,
                   task_store: str | os.PathLike[str] | None = None, *,
                   runs: int | None = None) -> list[dict[str, Any]]:
-        """The first ``n_tasks`` stored records, recomputed on the CPU: of every run, or of the
-        first ``runs`` runs in the order of :meth:`run_configs` (task-major records of those
-        runs)."""
-        if runs is not None and not 1 <= runs <= len(self.run_configs()):
+        """The first ``n_tasks`` stored records, recomputed on the CPU: of every run (as
+        :meth:`run` stores them), or of the first ``runs`` runs in the order of
+        :meth:`run_configs` (the task and those runs' records of each, :func:`task_major`:
+        what a grid stores beside its runs is left out)."""
+        short = replace(self, base=replace(self.base, n_tasks=n_tasks, device="cpu"))
+        if runs is None:
+            return short.run(task_store=task_store).records
+        if not 1 <= runs <= len(self.run_configs()):
             raise ValueError(f"runs must be between 1 and the grid's "
                              f"{len(self.run_configs())} runs, got {runs!r}")
-        short = replace(self, base=replace(self.base, n_tasks=n_tasks, device="cpu"))
         return task_major(run_many(short.run_configs()[:runs], task_store=task_store,
                                    round_fields=self.round_fields))

@@ -157,3 +157,9 @@ def test_summary_rows_of_the_fast_run(fast_run):
         kinds = KINDS if row["alpha"] != "iid" else ("clean balanced", "noisy balanced")
         assert sum(row[f"places of {kind}"] for kind in kinds) == pytest.approx(1)
     assert np.isnan(rows[3]["clean skewed excluded"])
+
+
+def test_its_first_runs_verify_without_the_grids_label_counts(fast_run):
+    report = verification.verify_result("noniid_mnist_fast", n_tasks=1, results_dir=fast_run,
+                                        runs=2)
+    assert report.ok, report.mismatches

@@ -180,8 +180,8 @@ def verification_plan(config: Mapping[str, Any]) -> Plan:
     not whole tasks. The runs of a cold-start map differ from one another in one setting
     each, and share their seed's draws: seed 0's map verifies every setting's path, and the
     map of another seed its draws through three first auctions (the default budget and the two
-    others), at a sixth of the whole map's cost (the runs with 2 and 5 local epochs cost as
-    much as seven runs of one).
+    others), at under a quarter of the whole map's cost (three runs of one local epoch each,
+    where the whole map trains as much as thirteen: its runs of 2 and 5 epochs count for 7).
 
     The Shapley ground truth's first task solves ten games of 1024 coalitions on 5000
     validation images, minutes of one core; its first round's game (training, every

@@ -2,7 +2,7 @@
 
 ``python -m fedlib reproduce KIND [--dataset {mnist,fashion,both}] [--fast] [--out DIR]
 [--device auto|cpu|cuda] [--jobs N] [--executor local|ray] [--budget B] [--seeds S ...]
-[--mechanisms NAME ...] [--carry-model]``, or
+[--mechanisms NAME ...] [--carry-model] [--alphas A ...]``, or
 ``python -m fedlib reproduce --config results/NAME.json [--out DIR]``
 
 KIND is a registered experiment (:mod:`fedlib.experiments.registry`; its flags are mapped onto
@@ -19,7 +19,8 @@ configurations by :mod:`fedlib.experiments.commands`):
 * ``mechanisms``: Figures 4-5 (:mod:`fedlib.experiments.auction_sweeps`; no dataset);
 * ``budgets``, ``sensitivity``, ``adversarial``, ``noniid``: the grids of multi-task runs
   (:mod:`fedlib.experiments.grid`) over budgets, parameter values, mechanisms facing
-  attackers, or mechanisms and the label skew of honest workers (default dataset: mnist);
+  attackers, or mechanisms and the label skew of honest workers (default dataset: mnist;
+  ``--alphas`` runs only some of the label skews, ``iid`` the paper's iid workers);
 * ``coldstart``: the map of the Fashion-MNIST cold start (:mod:`fedlib.experiments.coldstart`),
   ours under one changed setting at a time (default dataset: fashion).
 
@@ -81,6 +82,7 @@ from fedlib.experiments import registry
 from fedlib.experiments.commands import FLAGS, Options, configurations
 from fedlib.experiments.task_store import code_fingerprint
 from fedlib.fl.data import DATASETS
+from fedlib.fl.partitions import check_alpha
 from fedlib.mechanism.mechanisms import MECHANISMS
 from fedlib.runtime import parallel_map, write_atomic
 from fedlib.storage import comparison, environment, results
@@ -118,6 +120,17 @@ def seed_list(text: str) -> list[int]:
     return list(range(low, high + 1))
 
 
+def alpha_or_iid(text: str) -> float | None:
+    """An argparse type: ``iid`` (None) or a Dirichlet concentration, a finite number above 0."""
+    if text == "iid":
+        return None
+    try:
+        return check_alpha(float(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 'iid' or a number above 0, got {text!r}"
+                                         ) from None
+
+
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Register ``reproduce KIND`` for every registered experiment, and ``reproduce --config``."""
     registry.experiments()
@@ -151,6 +164,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--carry-model", action="store_true",
                      help="tables: start each task from the previous task's global model "
                           "(default: a fresh model per task)")
+    sub.add_argument("--alphas", nargs="+", type=alpha_or_iid, default=None, metavar="A",
+                     help="noniid: only these Dirichlet concentrations of the skewed workers' "
+                          "labels, 'iid' for none (default: 0.1 0.3 1 iid)")
     sub.add_argument("--seeds", "--seed", dest="seeds", nargs="+", type=seed_list,
                      default=None, metavar="S",
                      help="experiment seeds: one file per seed; S is a seed or a range such as "
@@ -169,6 +185,7 @@ def _options(args: argparse.Namespace, kind: str) -> list[Options]:
     flag the experiment does not take."""
     given = {"datasets": args.dataset is not None, "mechanisms": args.mechanisms is not None,
              "budget": args.budget is not None, "carry_model": args.carry_model,
+             "alphas": args.alphas is not None,
              "seed": _seeds(args) != [0], "fast": args.fast}
     command = registry.COMMANDS[kind]
     unused = [FLAGS[name] for name, set_ in given.items() if set_ and name not in command.accepts]
@@ -177,7 +194,8 @@ def _options(args: argparse.Namespace, kind: str) -> list[Options]:
     datasets = (command.default_datasets if args.dataset is None else
                 DATASETS if args.dataset == "both" else (args.dataset,))
     return [Options(datasets=tuple(datasets), mechanisms=tuple(args.mechanisms or ()),
-                    budget=args.budget, carry_model=args.carry_model, seed=seed,
+                    budget=args.budget, carry_model=args.carry_model,
+                    alphas=tuple(args.alphas or ()), seed=seed,
                     fast=args.fast, device=args.device) for seed in _seeds(args)]
 
 

@@ -39,7 +39,8 @@ from fedlib.fl.data import DATASETS
 
 #: The flag that sets each field of :class:`Options`.
 FLAGS = {"datasets": "--dataset", "mechanisms": "--mechanisms", "budget": "--budget",
-         "carry_model": "--carry-model", "seed": "--seeds", "fast": "--fast"}
+         "carry_model": "--carry-model", "alphas": "--alphas", "seed": "--seeds",
+         "fast": "--fast"}
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ class Options:
         ``--budget`` (None: the default budget).
     carry_model : bool
         ``--carry-model``: start each task from the previous task's global model.
+    alphas : tuple of (float or None)
+        ``--alphas``: the Dirichlet concentrations of a label-skew grid, None for iid (empty:
+        the grid's own, :data:`~fedlib.experiments.noniid.NONIID_ALPHAS`).
     seed : int
         One seed of ``--seeds`` (the command builds one Options per seed).
     fast : bool
@@ -68,6 +72,7 @@ class Options:
     mechanisms: tuple[str, ...] = ()
     budget: float | None = None
     carry_model: bool = False
+    alphas: tuple[float | None, ...] = ()
     seed: int = 0
     fast: bool = False
     device: str = "auto"
@@ -82,6 +87,9 @@ class Options:
             flags.append(f"{FLAGS['budget']} {self.budget:g}")
         if self.carry_model:
             flags.append(FLAGS["carry_model"])
+        if self.alphas:
+            flags.append(f"{FLAGS['alphas']} " + " ".join(
+                "iid" if alpha is None else f"{alpha:g}" for alpha in self.alphas))
         if self.seed != 0:
             flags.append(f"{FLAGS['seed']} {self.seed}")
         return [*flags, FLAGS["fast"]] if self.fast else flags
@@ -154,22 +162,23 @@ def _tables_options(config: MultiTaskConfig) -> Options:
 
 def _grid(cls: type[Grid], accepts: tuple[str, ...]) -> Command:
     """The command of a grid: its default grid on each dataset, with the seed, device and
-    (where the grid takes them) budget and mechanisms of the options."""
+    (where the grid takes them) budget, mechanisms and alphas of the options."""
 
     def configs(options: Options) -> list[Grid]:
         default = cls()
-        mechanisms = {"mechanisms": options.mechanisms} if options.mechanisms else {}
-        return [replace(default, **mechanisms,
+        chosen = {name: getattr(options, name) for name in ("mechanisms", "alphas")
+                  if getattr(options, name)}
+        return [replace(default, **chosen,
                         base=replace(default.base, dataset=dataset, seed=options.seed,
                                      device=options.device, budget=_budget(options)))
                 for dataset in options.datasets]
 
     def options(config: Grid) -> Options:
         base = config.base
-        mechanisms = getattr(config, "mechanisms", ())
-        return Options(datasets=(base.dataset,),
-                       mechanisms=() if mechanisms == getattr(cls(), "mechanisms", ()) else
-                       mechanisms,
+        chosen = {name: () if getattr(config, name) == getattr(cls(), name) else
+                  getattr(config, name)
+                  for name in ("mechanisms", "alphas") if hasattr(config, name)}
+        return Options(datasets=(base.dataset,), **chosen,
                        budget=None if "budget" not in accepts or base.budget == DEFAULT_BUDGET
                        else base.budget,
                        seed=base.seed, device=config.device)
@@ -200,6 +209,7 @@ for _kind, _command in {
     "sensitivity": _grid(SensitivityConfig, ("datasets", "budget", "seed", "fast")),
     "coldstart": _grid(ColdStartConfig, ("datasets", "seed", "fast")),
     "adversarial": _grid(AdversarialConfig, ("datasets", "mechanisms", "budget", "seed", "fast")),
-    "noniid": _grid(NoniidConfig, ("datasets", "mechanisms", "budget", "seed", "fast")),
+    "noniid": _grid(NoniidConfig, ("datasets", "mechanisms", "budget", "alphas", "seed",
+                                   "fast")),
 }.items():
     registry.register_command(_kind, _command)

@@ -98,6 +98,10 @@ def test_reproduce_mechanisms_stores_verifiable_sweeps(tmp_path):
     (["budgets", "--carry-model", "--budget", "40"],
      "reproduce budgets does not take --budget, --carry-model"),
     (["contribution", "--seed", "3"], "reproduce contribution does not take --seeds"),
+    (["noniid", "--alphas", "0"], "argument --alphas: must be 'iid' or a number above 0, got '0'"),
+    (["noniid", "--alphas", "skewed"], "must be 'iid' or a number above 0, got 'skewed'"),
+    (["noniid", "--alphas", "0.1", "iid", "0.1"], "alphas must be distinct"),
+    (["tables", "--alphas", "0.1"], "reproduce tables does not take --alphas"),
 ])
 def test_reproduce_rejects_bad_arguments(words, message, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:

@@ -84,6 +84,14 @@ def test_the_command_line_gives_back_the_configuration(kind):
                             for run in configurations(kind, options) if run == config]
 
 
+def test_the_command_line_gives_back_a_noniid_grid_of_chosen_alphas():
+    config = replace(paper("noniid"), alphas=(0.1, None))
+    command = results.reproduce_command(config)
+    assert "--alphas 0.1 iid" in command
+    args = build_parser().parse_args(shlex.split(command)[3:])
+    assert configurations("noniid", _options(args, "noniid")[0]) == [config]
+
+
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_a_configuration_beyond_the_command_says_how_to_run_it(kind):
     config = beyond_the_command(paper(kind))

@@ -103,7 +103,9 @@ def test_grid_names_round_trip_and_order():
     assert [c.label_skew for c in shuffled.run_configs()] == [None, 2.0, None, 2.0]
     assert registry.command_flags(replace(config, mechanisms=("ours",))) == [
         "--dataset mnist", "--mechanisms ours"]
-    assert registry.command_flags(replace(config, alphas=(0.1,))) is None
+    assert registry.command_flags(replace(config, alphas=(0.1,))) == [
+        "--dataset mnist", "--alphas 0.1"]
+    assert registry.command_flags(replace(config, base=replace(config.base, n_tasks=7))) is None
 
 
 @pytest.mark.parametrize("changes,match", [

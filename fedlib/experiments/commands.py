@@ -43,6 +43,13 @@ FLAGS = {"datasets": "--dataset", "mechanisms": "--mechanisms", "budget": "--bud
          "fast": "--fast"}
 
 
+def _number(value: float) -> str:
+    """``value`` as a flag's text that reads back as the same float: ``60``, ``0.1``, and all
+    the digits where ``:g`` would round (``0.123456789``)."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
+
+
 @dataclass(frozen=True)
 class Options:
     """What the flags of ``python -m fedlib reproduce KIND`` ask for.
@@ -84,12 +91,12 @@ class Options:
         if self.mechanisms:
             flags.append(f"{FLAGS['mechanisms']} " + " ".join(self.mechanisms))
         if self.budget is not None:
-            flags.append(f"{FLAGS['budget']} {self.budget:g}")
+            flags.append(f"{FLAGS['budget']} {_number(self.budget)}")
         if self.carry_model:
             flags.append(FLAGS["carry_model"])
         if self.alphas:
             flags.append(f"{FLAGS['alphas']} " + " ".join(
-                "iid" if alpha is None else f"{alpha:g}" for alpha in self.alphas))
+                "iid" if alpha is None else _number(alpha) for alpha in self.alphas))
         if self.seed != 0:
             flags.append(f"{FLAGS['seed']} {self.seed}")
         return [*flags, FLAGS["fast"]] if self.fast else flags

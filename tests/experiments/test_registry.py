@@ -84,10 +84,16 @@ def test_the_command_line_gives_back_the_configuration(kind):
                             for run in configurations(kind, options) if run == config]
 
 
-def test_the_command_line_gives_back_a_noniid_grid_of_chosen_alphas():
-    config = replace(paper("noniid"), alphas=(0.1, None))
+@pytest.mark.parametrize("alphas, budget, flags", [
+    ((0.1, None), 60.0, "--alphas 0.1 iid"),
+    ((0.123456789, 2.0), 61.23456789, "--budget 61.23456789 --alphas 0.123456789 2")])
+def test_the_command_line_gives_back_a_noniid_grid_of_chosen_alphas(alphas, budget, flags):
+    """Numbers that ``:g`` would round are written with every digit, so the command gives back
+    the configuration itself."""
+    config = replace(paper("noniid"), alphas=alphas)
+    config = replace(config, base=replace(config.base, budget=budget))
     command = results.reproduce_command(config)
-    assert "--alphas 0.1 iid" in command
+    assert flags in command
     args = build_parser().parse_args(shlex.split(command)[3:])
     assert configurations("noniid", _options(args, "noniid")[0]) == [config]
 

@@ -31,9 +31,24 @@ except ImportError as error:  # pragma: no cover - depends on the installed extr
                       "pip install -r requirements-flower.txt (or pip install -e \".[flower]\")"
                       ) from error
 
-from fedlib.flower.counterexample_replay import Replay, replay_counterexample
-from fedlib.flower.simulation import federate, round_cost, run_federation
-from fedlib.flower.strategy import MechanismStrategy, TaskPlan
+import importlib
+from typing import Any
 
-__all__ = ["MechanismStrategy", "Replay", "TaskPlan", "federate", "replay_counterexample",
-           "round_cost", "run_federation"]
+#: Each name the package exports and the module that defines it. They are imported on first
+#: use (PEP 562), so that a ClientApp process, which imports :mod:`fedlib.flower.client` for
+#: every message it answers on the Deployment Runtime, does not also import the launcher and
+#: the counterexample replay of the publisher's side.
+_EXPORTS = {"Replay": "counterexample_replay", "replay_counterexample": "counterexample_replay",
+            "federate": "simulation", "round_cost": "simulation",
+            "run_federation": "simulation", "MechanismStrategy": "strategy",
+            "TaskPlan": "strategy"}
+
+
+def __getattr__(name: str) -> Any:
+    """An exported name, imported from its module on first use."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+
+
+__all__ = sorted(_EXPORTS)

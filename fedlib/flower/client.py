@@ -38,7 +38,6 @@ from fedlib.flower.messages import (
     task_of,
 )
 from fedlib.flower.settings import RunSettings, worker_of
-from fedlib.flower.worker_data import worker_partition
 
 
 class SimulatedOutage(RuntimeError):
@@ -51,6 +50,10 @@ def _data(context: Context, config: MultiTaskConfig, worker: int
     on the node's first training request of the run and kept in the node's state
     (``context.state``, which Flower keeps across the run's messages)."""
     if "data" not in context.state:
+        # Flower Datasets (datasets, pyarrow) only where a worker trains: on the Deployment
+        # Runtime every message is a process of its own, and most ask for a bid or a payment
+        from fedlib.flower.worker_data import worker_partition
+
         workers = config.daccs.size
         if not 0 <= worker < workers:
             raise ValueError(f"partition-id {worker} names no worker: the run has {workers} "

@@ -143,3 +143,25 @@ def test_missing_files_give_the_data_checks_message(tmp_path, monkeypatch):
         with pytest.raises(DataError, match=r"Dataset files not found:(.|\n)*"
                                             r"python -m fedlib data download"):
             build()
+
+
+def test_a_clientapp_answering_a_bid_imports_neither_flower_datasets_nor_the_publisher():
+    """On the Deployment Runtime every message a node answers starts a process that imports
+    the ClientApp: Flower Datasets (datasets, pyarrow, seaborn) waits for a worker's first
+    training request, and the package leaves the launcher and the counterexample replay (the
+    publisher's tools) to those who use them."""
+    import subprocess
+    import sys
+
+    heavy = ["flwr_datasets", "datasets", "fedlib.flower.worker_data", "fedlib.flower.launch",
+             "fedlib.flower.counterexample_replay"]
+    probe = ("import sys, fedlib.flower.client; "
+             f"print([m for m in {heavy!r} if m in sys.modules])")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    assert loaded == "[]"
+    import fedlib.flower
+
+    assert fedlib.flower.federate.__module__ == "fedlib.flower.simulation"
+    with pytest.raises(AttributeError, match="no attribute 'federated'"):
+        fedlib.flower.federated  # noqa: B018 - a mistyped name is an AttributeError

@@ -4,6 +4,8 @@ is Flower Datasets' ``DirichletPartitioner``, and bad input is refused with a cl
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -18,6 +20,7 @@ from datasets import Dataset
 from flwr.app import Context, RecordDict
 from flwr_datasets.partitioner import DirichletPartitioner
 
+import fedlib.flower
 from fedlib.experiments.flower_presets import federation_config
 from fedlib.experiments.multitask import worker_pool
 from fedlib.fl.data import DataError
@@ -150,9 +153,6 @@ def test_a_clientapp_answering_a_bid_imports_neither_flower_datasets_nor_the_pub
     the ClientApp: Flower Datasets (datasets, pyarrow, seaborn) waits for a worker's first
     training request, and the package leaves the launcher and the counterexample replay (the
     publisher's tools) to those who use them."""
-    import subprocess
-    import sys
-
     heavy = ["flwr_datasets", "datasets", "fedlib.flower.worker_data", "fedlib.flower.launch",
              "fedlib.flower.counterexample_replay"]
     probe = ("import sys, fedlib.flower.client; "
@@ -160,8 +160,6 @@ def test_a_clientapp_answering_a_bid_imports_neither_flower_datasets_nor_the_pub
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             check=True).stdout.strip()
     assert loaded == "[]"
-    import fedlib.flower
-
     assert fedlib.flower.federate.__module__ == "fedlib.flower.simulation"
     with pytest.raises(AttributeError, match="no attribute 'federated'"):
         fedlib.flower.federated  # noqa: B018 - a mistyped name is an AttributeError

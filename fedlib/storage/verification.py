@@ -164,7 +164,7 @@ def verification_plan(config: Mapping[str, Any]) -> Plan:
     (the least a verification covers, :data:`~fedlib.storage.comparison.MIN_PREFIX`): the
     files of the other seeds, of the other mechanisms on Fashion-MNIST, the sweeps and the
     cold-start map, every run of it for seed 0 and its first :data:`SEED_RUNS` runs for the
-    other seeds.
+    other seeds, and of a non-iid grid its first mechanism's run at every alpha.
 
     Whole tasks run the task's end (the contributions, Eq. (13), the payments), which is the
     same code for every run of a mechanism: two tasks for the MNIST tables of seed 0, so that
@@ -182,6 +182,11 @@ def verification_plan(config: Mapping[str, Any]) -> Plan:
     map of another seed its draws through three first auctions (the default budget and the two
     others), at under a quarter of the whole map's cost (three runs of one local epoch each,
     where the whole map trains as much as thirteen: its runs of 2 and 5 epochs count for 7).
+    The runs of a non-iid grid (:mod:`fedlib.experiments.noniid`) differ from the tables' in
+    the skewed workers' data alone, drawn once per alpha; every mechanism meets the same bids
+    and data at one alpha, and its first auction is the one its tables file verifies. So the
+    prefix of ours' run at every alpha (the grid's first runs) covers every draw the grid adds,
+    at a quarter of its runs.
 
     The Shapley ground truth's first task solves ten games of 1024 coalitions on 5000
     validation images, minutes of one core; its first round's game (training, every
@@ -198,6 +203,8 @@ def verification_plan(config: Mapping[str, Any]) -> Plan:
         return Plan(WHOLE_TASKS[str(dataset)], None)
     if experiment == "coldstart" and config.get("seed"):
         return Plan(1, MIN_PREFIX[1], SEED_RUNS)
+    if experiment == "noniid":
+        return Plan(1, MIN_PREFIX[1], len(config["alphas"]))
     return Plan(1, MIN_PREFIX[1])
 
 

@@ -20,6 +20,10 @@ from fedlib.storage.verification import plan_numbers, verification_plan
     ({"experiment": "coldstart", "dataset": "fashion", "seed": 0}, (1, 2, None)),
     ({"experiment": "coldstart", "dataset": "fashion", "seed": 2}, (1, 2, 3)),
     ({"experiment": "budgets", "dataset": "mnist", "seed": 0}, (1, 2, None)),
+    ({"experiment": "noniid", "dataset": "mnist", "seed": 0, "alphas": [0.1, 0.3, 1.0, None]},
+     (1, 2, 4)),
+    ({"experiment": "noniid", "dataset": "fashion", "seed": 2, "alphas": [0.1, 1.0]},
+     (1, 2, 2)),
     ({"experiment": "contribution", "dataset": "mnist"}, (2, None, None)),
     ({"experiment": "shapley", "dataset": "mnist"}, (1, 1, None)),
 ])

@@ -2,7 +2,7 @@
 
 ``python -m fedlib reproduce KIND [--dataset {mnist,fashion,both}] [--fast] [--out DIR]
 [--device auto|cpu|cuda] [--jobs N] [--executor local|ray] [--budget B] [--seeds S ...]
-[--mechanisms NAME ...] [--carry-model] [--alphas A ...]``, or
+[--mechanisms NAME ...] [--carry-model] [--alphas A ...] [--own-labels]``, or
 ``python -m fedlib reproduce --config results/NAME.json [--out DIR]``
 
 KIND is a registered experiment (:mod:`fedlib.experiments.registry`; its flags are mapped onto
@@ -21,6 +21,8 @@ configurations by :mod:`fedlib.experiments.commands`):
   (:mod:`fedlib.experiments.grid`) over budgets, parameter values, mechanisms facing
   attackers, or mechanisms and the label skew of honest workers (default dataset: mnist;
   ``--alphas`` runs only some of the label skews, ``iid`` the paper's iid workers);
+  ``--own-labels`` (tables and noniid) measures every worker on the validation samples of its
+  own labels, a variant beyond the paper (saved with the suffix ``_ownlabels``);
 * ``coldstart``: the map of the Fashion-MNIST cold start (:mod:`fedlib.experiments.coldstart`),
   ours under one changed setting at a time (default dataset: fashion).
 
@@ -167,6 +169,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--alphas", nargs="+", type=alpha_or_iid, default=None, metavar="A",
                      help="noniid: only these Dirichlet concentrations of the skewed workers' "
                           "labels, 'iid' for none (default: 0.1 0.3 1 iid)")
+    sub.add_argument("--own-labels", action="store_true",
+                     help="tables and noniid: measure each worker's contribution and check on "
+                          "the validation samples of its own labels (a variant beyond the "
+                          "paper; default: every sample)")
     sub.add_argument("--seeds", "--seed", dest="seeds", nargs="+", type=seed_list,
                      default=None, metavar="S",
                      help="experiment seeds: one file per seed; S is a seed or a range such as "
@@ -185,7 +191,7 @@ def _options(args: argparse.Namespace, kind: str) -> list[Options]:
     flag the experiment does not take."""
     given = {"datasets": args.dataset is not None, "mechanisms": args.mechanisms is not None,
              "budget": args.budget is not None, "carry_model": args.carry_model,
-             "alphas": args.alphas is not None,
+             "alphas": args.alphas is not None, "own_labels": args.own_labels,
              "seed": _seeds(args) != [0], "fast": args.fast}
     command = registry.COMMANDS[kind]
     unused = [FLAGS[name] for name, set_ in given.items() if set_ and name not in command.accepts]
@@ -195,7 +201,7 @@ def _options(args: argparse.Namespace, kind: str) -> list[Options]:
                 DATASETS if args.dataset == "both" else (args.dataset,))
     return [Options(datasets=tuple(datasets), mechanisms=tuple(args.mechanisms or ()),
                     budget=args.budget, carry_model=args.carry_model,
-                    alphas=tuple(args.alphas or ()), seed=seed,
+                    alphas=tuple(args.alphas or ()), own_labels=args.own_labels, seed=seed,
                     fast=args.fast, device=args.device) for seed in _seeds(args)]
 
 

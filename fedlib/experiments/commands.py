@@ -36,11 +36,12 @@ from fedlib.experiments.noniid import NoniidConfig
 from fedlib.experiments.sensitivity import SensitivityConfig
 from fedlib.experiments.shapley_truth import ShapleyConfig
 from fedlib.fl.data import DATASETS
+from fedlib.fl.task import TaskOptions
 
 #: The flag that sets each field of :class:`Options`.
 FLAGS = {"datasets": "--dataset", "mechanisms": "--mechanisms", "budget": "--budget",
-         "carry_model": "--carry-model", "alphas": "--alphas", "seed": "--seeds",
-         "fast": "--fast"}
+         "carry_model": "--carry-model", "alphas": "--alphas", "own_labels": "--own-labels",
+         "seed": "--seeds", "fast": "--fast"}
 
 
 def _number(value: float) -> str:
@@ -67,6 +68,9 @@ class Options:
     alphas : tuple of (float or None)
         ``--alphas``: the Dirichlet concentrations of a label-skew grid, None for iid (empty:
         the grid's own, :data:`~fedlib.experiments.noniid.NONIID_ALPHAS`).
+    own_labels : bool
+        ``--own-labels``: measure every worker on its own labels
+        (:attr:`TaskOptions.own_labels <fedlib.fl.task.TaskOptions.own_labels>`).
     seed : int
         One seed of ``--seeds`` (the command builds one Options per seed).
     fast : bool
@@ -80,6 +84,7 @@ class Options:
     budget: float | None = None
     carry_model: bool = False
     alphas: tuple[float | None, ...] = ()
+    own_labels: bool = False
     seed: int = 0
     fast: bool = False
     device: str = "auto"
@@ -97,6 +102,8 @@ class Options:
         if self.alphas:
             flags.append(f"{FLAGS['alphas']} " + " ".join(
                 "iid" if alpha is None else _number(alpha) for alpha in self.alphas))
+        if self.own_labels:
+            flags.append(FLAGS["own_labels"])
         if self.seed != 0:
             flags.append(f"{FLAGS['seed']} {self.seed}")
         return [*flags, FLAGS["fast"]] if self.fast else flags
@@ -155,21 +162,28 @@ def _tables(options: Options) -> list[MultiTaskConfig]:
     them from the shared task store."""
     configs = [MultiTaskConfig(dataset=dataset, mechanism=mechanism, budget=_budget(options),
                                fresh_model=not options.carry_model, seed=options.seed,
-                               device=options.device)
+                               device=options.device, task=_task(options))
                for dataset in sorted(options.datasets)
                for mechanism in options.mechanisms or TABLE_MECHANISMS]
     return sorted(configs, key=lambda config: config.mechanism == "rrafl")
 
 
+def _task(options: Options, task: TaskOptions | None = None) -> TaskOptions:
+    """``task`` (default the paper's) with the own-label variant of the options."""
+    return replace(task or TaskOptions(), own_labels=options.own_labels)
+
+
 def _tables_options(config: MultiTaskConfig) -> Options:
     return Options(datasets=(config.dataset,), mechanisms=(config.mechanism,),
                    budget=None if config.budget == DEFAULT_BUDGET else config.budget,
-                   carry_model=not config.fresh_model, seed=config.seed, device=config.device)
+                   carry_model=not config.fresh_model, own_labels=config.task.own_labels,
+                   seed=config.seed, device=config.device)
 
 
 def _grid(cls: type[Grid], accepts: tuple[str, ...]) -> Command:
     """The command of a grid: its default grid on each dataset, with the seed, device and
-    (where the grid takes them) budget, mechanisms and alphas of the options."""
+    (where the grid takes them) budget, mechanisms, alphas and own-label variant of the
+    options."""
 
     def configs(options: Options) -> list[Grid]:
         default = cls()
@@ -177,7 +191,8 @@ def _grid(cls: type[Grid], accepts: tuple[str, ...]) -> Command:
                   if getattr(options, name)}
         return [replace(default, **chosen,
                         base=replace(default.base, dataset=dataset, seed=options.seed,
-                                     device=options.device, budget=_budget(options)))
+                                     device=options.device, budget=_budget(options),
+                                     task=_task(options, default.base.task)))
                 for dataset in options.datasets]
 
     def options(config: Grid) -> Options:
@@ -187,14 +202,15 @@ def _grid(cls: type[Grid], accepts: tuple[str, ...]) -> Command:
                   for name in ("mechanisms", "alphas") if hasattr(config, name)}
         return Options(datasets=(base.dataset,), **chosen,
                        budget=None if "budget" not in accepts or base.budget == DEFAULT_BUDGET
-                       else base.budget,
+                       else base.budget, own_labels=base.task.own_labels,
                        seed=base.seed, device=config.device)
 
     return Command(accepts, (cls().base.dataset,), configs, options)
 
 
 for _kind, _command in {
-    "tables": Command(("datasets", "mechanisms", "budget", "carry_model", "seed", "fast"),
+    "tables": Command(("datasets", "mechanisms", "budget", "carry_model", "own_labels", "seed",
+                       "fast"),
                       DATASETS, _tables, _tables_options),
     "contribution": Command(
         ("datasets", "fast"), ("mnist",),
@@ -216,7 +232,7 @@ for _kind, _command in {
     "sensitivity": _grid(SensitivityConfig, ("datasets", "budget", "seed", "fast")),
     "coldstart": _grid(ColdStartConfig, ("datasets", "seed", "fast")),
     "adversarial": _grid(AdversarialConfig, ("datasets", "mechanisms", "budget", "seed", "fast")),
-    "noniid": _grid(NoniidConfig, ("datasets", "mechanisms", "budget", "alphas", "seed",
-                                   "fast")),
+    "noniid": _grid(NoniidConfig, ("datasets", "mechanisms", "budget", "alphas", "own_labels",
+                                   "seed", "fast")),
 }.items():
     registry.register_command(_kind, _command)

@@ -109,7 +109,8 @@ class ContributionConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready configuration, tagged ``"experiment": "contribution"``."""
-        return {"experiment": "contribution", **asdict(self), "seeds": list(self.seeds)}
+        return {"experiment": "contribution", **asdict(self), "task": self.task.to_dict(),
+                "seeds": list(self.seeds)}
 
     @classmethod
     def from_dict(cls, state: Mapping[str, Any]) -> ContributionConfig:

@@ -225,6 +225,7 @@ class MultiTaskConfig:
         paper's configuration reads as it did before they existed)."""
         out = asdict(self)
         out["groups"] = [list(group) for group in self.groups]
+        out["task"] = self.task.to_dict()
         out["attacks"] = [attack.to_dict() for attack in self.attacks]
         defaults = {"attacks": [], "label_skew": None, "skewed_share": 0.5}
         return {"experiment": "tables", **{key: value for key, value in out.items()
@@ -246,9 +247,10 @@ class MultiTaskConfig:
 
     def result_name(self) -> str:
         """``tables_<dataset>_<mechanism>``, with ``_b<budget>``, ``_carried`` (the model
-        carried across tasks), ``_skew<alpha>`` (label skew) and ``_share<share>`` (a share
-        of skewed workers other than 0.5), ``_s<seed>``, ``_attacked`` (with attacks) and
-        ``_fast`` suffixes where the configuration differs from the paper-scale default."""
+        carried across tasks), ``_skew<alpha>`` (label skew), ``_share<share>`` (a share
+        of skewed workers other than 0.5), ``_ownlabels`` (:attr:`TaskOptions.name_suffix
+        <fedlib.fl.task.TaskOptions.name_suffix>`), ``_s<seed>``, ``_attacked`` (with attacks)
+        and ``_fast`` suffixes where the configuration differs from the paper-scale default."""
         name = f"tables_{self.dataset}_{self.mechanism}"
         if self.budget != DEFAULT_BUDGET:
             name += f"_b{self.budget:g}"
@@ -258,6 +260,7 @@ class MultiTaskConfig:
             name += f"_skew{self.label_skew:g}"
         if self.skewed_share != 0.5:
             name += f"_share{self.skewed_share:g}"
+        name += self.task.name_suffix
         if self.seed != 0:
             name += f"_s{self.seed}"
         if self.attacks:

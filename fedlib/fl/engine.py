@@ -30,7 +30,7 @@ from torch import Tensor
 from fedlib.fl.batched import BATCHED_NETS, Params, Stacked, sample_losses, with_loo_averages
 from fedlib.fl.device import exact_float32, resolve_device
 from fedlib.fl.inputs import EngineInputs, sgd_settings
-from fedlib.fl.models import make_model
+from fedlib.fl.models import NUM_CLASSES, make_model
 
 #: Bytes of the widest activation of all evaluated models per evaluation chunk, by device
 #: type (any other device uses the ``"cuda"`` value). On a CPU this keeps every intermediate
@@ -208,8 +208,7 @@ class BatchedEngine:
         Tensor
             P with shape (k, m) on the engine's device (the input of Eqs. (2)-(3)).
         """
-        probs, _, _ = self._evaluate(stacked, images, labels, loo=False)
-        return probs
+        return self._evaluate(stacked, images, labels, loo=False)[0]
 
     def probs_and_loo_losses(
         self, stacked: Stacked, images: Tensor, labels: Tensor
@@ -227,7 +226,27 @@ class BatchedEngine:
             (k,) mean cross-entropy of the average without model i, on the engine's device;
             for k = 1 that average does not exist and ``l_minus`` is ``tensor([nan])``.
         """
-        return self._evaluate(stacked, images, labels, loo=True)
+        probs, sums = self._evaluate(stacked, images, labels, loo=True)
+        losses = sums / len(labels)
+        return probs, float(losses[-1]), losses[:-1]
+
+    def probs_and_label_losses(
+        self, stacked: Stacked, images: Tensor, labels: Tensor
+    ) -> tuple[Tensor, Tensor]:
+        """:meth:`probs_and_loo_losses` with the leave-one-out losses summed by true label, so
+        that the check can be made on any worker's own labels (the own-label variant of
+        :func:`fedlib.fl.task.score_round`).
+
+        Returns
+        -------
+        probs : Tensor
+            P with shape (k, m), as :meth:`true_class_probs`.
+        sums : Tensor
+            (k + 1, 10) summed cross-entropy on the samples of each label: row i of the
+            plain average without model i, row k of the average of all k models (rows of NaN
+            for k = 1, whose leave-one-out average does not exist).
+        """
+        return self._evaluate(stacked, images, labels, loo=True, by_label=True)
 
     def aggregate(self, stacked: Stacked, weights: Tensor) -> Params:
         """The weighted sum ``sum_i weights[i] * theta_i`` of the k local models.
@@ -324,10 +343,13 @@ class BatchedEngine:
 
     @torch.no_grad()
     def _evaluate(
-        self, stacked: Stacked, images: Tensor, labels: Tensor, *, loo: bool
-    ) -> tuple[Tensor, float, Tensor]:
-        """The pass behind :meth:`true_class_probs` and :meth:`probs_and_loo_losses`: the local
-        models followed (for ``loo``) by the k + 1 aggregates as one stack."""
+        self, stacked: Stacked, images: Tensor, labels: Tensor, *, loo: bool,
+        by_label: bool = False
+    ) -> tuple[Tensor, Tensor]:
+        """The pass behind :meth:`true_class_probs`, :meth:`probs_and_loo_losses` and
+        :meth:`probs_and_label_losses`: the local models followed (for ``loo``) by the k + 1
+        aggregates as one stack. Returns P and the aggregates' summed losses: (k + 1,), or
+        (k + 1, 10) by true label with ``by_label``; empty without ``loo``."""
         stacked, k = self._inputs.params(stacked, "stacked", stacked=True)
         images, labels = self._inputs.data(images, labels, ())
         if loo:
@@ -336,7 +358,8 @@ class BatchedEngine:
             models = stacked
         combine = loo and self._net.combine_first_stage
         p = torch.empty(k, len(labels), dtype=self.dtype, device=self.device)
-        losses = torch.zeros(k + 1 if loo else 0, dtype=self.dtype, device=self.device)
+        shape = (k + 1 if loo else 0, NUM_CLASSES) if by_label else (k + 1 if loo else 0,)
+        losses = torch.zeros(shape, dtype=self.dtype, device=self.device)
         chunk = self._chunk(k + loo * (k + 1))
         for start in range(0, len(labels), chunk):
             x, y = images[start : start + chunk], labels[start : start + chunk]
@@ -346,10 +369,11 @@ class BatchedEngine:
                 z = self._net.first_shared(models, x)
             nll = sample_losses(self._net.rest(models, z), y)
             p[:, start : start + len(y)] = torch.exp(-nll[:k])
-            if loo:
+            if loo and by_label:
+                losses.index_add_(1, y, nll[-(k + 1) :])
+            elif loo:
                 losses += nll[-(k + 1) :].sum(1)
-        losses /= len(labels)
-        return p, float(losses[-1]) if loo else float("nan"), losses[:k]
+        return p, losses
 
     def _score(self, models: Stacked, k: int, stages: Iterable[Tensor],
                labels: Sequence[Tensor]) -> tuple[Tensor, Tensor]:

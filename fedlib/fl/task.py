@@ -23,7 +23,7 @@ come from :mod:`fedlib.fl.seeding`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 import numpy as np
@@ -33,7 +33,7 @@ from fedlib.checks import integer
 from fedlib.fl.batched import Params, Stacked
 from fedlib.fl.engine import BatchedEngine, batch_orders
 from fedlib.fl.inputs import sgd_settings
-from fedlib.fl.models import preprocess
+from fedlib.fl.models import NUM_CLASSES, preprocess
 from fedlib.fl.records import RoundRecord, TaskResult
 from fedlib.fl.seeding import SeedLike, torch_generator
 from fedlib.fl.workers import PublisherSets, WorkerPool
@@ -67,6 +67,18 @@ class TaskOptions:
     theta : float, default 0.4
         Weight of passes in the trust input, Eq. (4) (the paper asks for (0, 0.5) and sets
         0.4).
+    own_labels : bool, default False
+        A variant beyond the paper, for workers with label-skewed data: measure each worker on
+        the validation samples of its own labels only, both its contribution
+        (:func:`~fedlib.mechanism.own_label_contributions`, Eq. (3) with Eq. (2)'s weights)
+        and its leave-one-out check (the losses of the aggregates with and without it on
+        those samples). False: the paper's measurement on every sample.
+    label_share : float, default 0.05
+        With ``own_labels``: a label is a worker's own when at least this share of its
+        training samples carry it (the labels it trains on, noisy ones included; a share,
+        not a count, so that a Dirichlet draw's stray few samples of a class do not count).
+        In (0, 0.1], so that every worker of 10 classes owns at least one label; the default
+        is half a balanced worker's share of every label.
     """
 
     rounds: int = 10
@@ -79,6 +91,8 @@ class TaskOptions:
     weighted: bool = True
     denominator: Literal["corrected", "printed"] = "corrected"
     theta: float = THETA
+    own_labels: bool = False
+    label_share: float = 0.05
 
     def __post_init__(self) -> None:
         integer(self.rounds, "rounds")
@@ -91,6 +105,31 @@ class TaskOptions:
             raise ValueError(f"theta must lie in (0, 1), got {self.theta!r}")
         if not np.isfinite(self.delta):
             raise ValueError(f"delta must be a finite number, got {self.delta!r}")
+        if not isinstance(self.own_labels, bool):
+            raise ValueError(f"own_labels must be True or False, got {self.own_labels!r}")
+        if (isinstance(self.label_share, bool) or not isinstance(self.label_share, int | float)
+                or not 0 < self.label_share <= 1 / NUM_CLASSES):
+            raise ValueError(f"label_share must lie in (0, {1 / NUM_CLASSES:g}] (every worker "
+                             f"must own a label), got {self.label_share!r}")
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready options; ``own_labels`` and ``label_share`` only when they are not their
+        defaults (so that a configuration of the paper's measurement reads as it did before
+        the variant existed)."""
+        out = asdict(self)
+        if not self.own_labels:
+            del out["own_labels"]
+        if self.label_share == 0.05:
+            del out["label_share"]
+        return out
+
+    @property
+    def name_suffix(self) -> str:
+        """What a stored result's name adds for these options: ``_ownlabels`` (with the share
+        when it is not the default's) for the own-label variant, else nothing."""
+        if not self.own_labels:
+            return ""
+        return "_ownlabels" + ("" if self.label_share == 0.05 else f"{self.label_share:g}")
 
 
 def local_accuracies(engine: BatchedEngine, stacked: Stacked, images: torch.Tensor,
@@ -112,15 +151,37 @@ def publisher_tensors(engine: BatchedEngine, publisher: PublisherSets) -> tuple[
              publisher.test_labels.to(engine.device)))
 
 
+def _own_label_scores(engine: BatchedEngine, stacked: Stacked, validation: Sample,
+                      owned: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+    """P, the aggregate's loss on every sample, the check's loss changes on each worker's own
+    labels (``owned``, bool (k, 10)) and the samples each is measured on (bool (k, m))."""
+    probs, sums = engine.probs_and_label_losses(stacked, *validation)
+    labels = validation[1].cpu().numpy()
+    counts = np.bincount(labels, minlength=NUM_CLASSES)
+    sums = sums.double().cpu().numpy()
+    own_counts = owned @ counts
+    if (own_counts == 0).any():
+        raise ValueError("a worker owns no label present in the validation set")
+    own_loss = (owned * sums[-1]).sum(axis=1) / own_counts
+    own_minus = (owned * sums[:-1]).sum(axis=1) / own_counts
+    delta_l = own_minus - own_loss if len(owned) > 1 else np.zeros(1)
+    return (probs.double().cpu().numpy(), float(sums[-1].sum() / len(labels)), delta_l,
+            owned[:, labels])
+
+
 def score_round(engine: BatchedEngine, stacked: Stacked, params: Params, validation: Sample,
-                test: Sample, options: TaskOptions,
-                local_accuracy: bool = False) -> tuple[RoundRecord, Params]:
+                test: Sample, options: TaskOptions, local_accuracy: bool = False,
+                owned: np.ndarray | None = None) -> tuple[RoundRecord, Params]:
     """Steps 2-5 of a global round on the k submitted models ``stacked``.
 
     The true-label probabilities ``P`` and the leave-one-out losses on ``validation``, the check
     (pass iff ``l_{-i} - l >= delta``), the round contributions (Eq. (3), max-normalised), the
     weights omega and the aggregate ``sum_i omega_i theta_i`` (``params`` kept when nobody
-    passed), then the new global model's loss and accuracy on ``test``.
+    passed), then the new global model's loss and accuracy on ``test``. With
+    ``options.own_labels`` the check and the contribution of worker i are measured on the
+    validation samples of the labels ``owned[i]`` marks (bool (k, 10), from
+    :meth:`~fedlib.fl.workers.WorkerPool.owned_labels`); the record's ``loss_all`` stays the
+    aggregate's loss on every sample.
 
     Returns
     -------
@@ -128,11 +189,18 @@ def score_round(engine: BatchedEngine, stacked: Stacked, params: Params, validat
         The round and the new global model.
     """
     k = len(next(iter(stacked.values())))
-    probs, loss_all, loss_minus = engine.probs_and_loo_losses(stacked, *validation)
-    P = probs.double().cpu().numpy()
-    delta_l = (loss_minus.double().cpu().numpy() - loss_all) if k > 1 else np.zeros(1)
+    if options.own_labels:
+        if owned is None or np.shape(owned) != (k, NUM_CLASSES):
+            raise ValueError(f"own_labels needs owned, bool ({k}, {NUM_CLASSES}): the labels "
+                             f"each submitting worker owns")
+        P, loss_all, delta_l, own = _own_label_scores(engine, stacked, validation,
+                                                      np.asarray(owned, dtype=bool))
+    else:
+        probs, loss_all, loss_minus = engine.probs_and_loo_losses(stacked, *validation)
+        P, own = probs.double().cpu().numpy(), None
+        delta_l = (loss_minus.double().cpu().numpy() - loss_all) if k > 1 else np.zeros(1)
     passed = leave_one_out_pass(delta_l, options.delta)
-    contrib = round_contributions(P, options.weighted)
+    contrib = round_contributions(P, options.weighted, own)
     omega = aggregation_weights(contrib, delta_l, passed, options.s0, options.denominator)
     if passed.any():
         params = engine.aggregate(stacked, torch.from_numpy(omega))
@@ -205,6 +273,7 @@ def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSet
     x = preprocess(workers.images, engine.device, engine.dtype)
     y = workers.labels.to(engine.device)
     validation, test = publisher_tensors(engine, publisher)
+    owned = workers.owned_labels(options.label_share) if options.own_labels else None
     records = []
     for t in range(options.rounds):
         orders = batch_orders(k, x.shape[1], options.epochs, generator)
@@ -213,6 +282,6 @@ def run_task(engine: BatchedEngine, workers: WorkerPool, publisher: PublisherSet
         if submit is not None:
             stacked = submit(stacked, params, t)
         record, params = score_round(engine, stacked, params, validation, test, options,
-                                     local_accuracy)
+                                     local_accuracy, owned)
         records.append(record)
     return finish_task(records, options, params)

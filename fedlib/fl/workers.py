@@ -112,10 +112,20 @@ class WorkerPool:
         return WorkerPool(self.dataset, self.images[t], self.clean_labels[t], self.labels[t],
                           self.dacc[index], self.indices[index])
 
+    def owned_labels(self, share: float) -> np.ndarray:
+        """The labels each worker *owns*: at least ``share`` of the labels it trains on
+        (:attr:`labels`, noisy ones included, as a worker would declare them). Bool (W, 10);
+        every row has one at ``share <= 0.1``."""
+        return _per_label(self.labels) >= share * self.labels.shape[1]
+
     def label_counts(self) -> np.ndarray:
         """How many samples of each true label every worker holds: int64 (W, 10)."""
-        return np.stack([np.bincount(row, minlength=NUM_CLASSES)
-                         for row in self.clean_labels.numpy()])
+        return _per_label(self.clean_labels)
+
+
+def _per_label(labels: torch.Tensor) -> np.ndarray:
+    """Samples of each label in every row of ``labels`` (W, n): int64 (W, 10)."""
+    return np.stack([np.bincount(row, minlength=NUM_CLASSES) for row in labels.numpy()])
 
 
 @dataclass(frozen=True, eq=False)

@@ -117,6 +117,10 @@ class MechanismStrategy(Strategy):
 
     def __init__(self, plan: TaskPlan, engine: BatchedEngine, validation: Sample, test: Sample,
                  options: TaskOptions) -> None:
+        if options.own_labels:
+            raise ValueError("own_labels (a worker measured on its own labels) runs on the "
+                             "batched engine only (fedlib.fl.task.run_task); the strategy "
+                             "measures every worker on every validation sample, as the paper")
         if plan.orders.shape[0] < options.rounds:
             raise ValueError(f"the plan holds batch orders for {plan.orders.shape[0]} rounds, "
                              f"the task has {options.rounds}")

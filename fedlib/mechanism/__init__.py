@@ -17,6 +17,7 @@ benchmarks), ``property_rules`` (each economic property once: meaning and margin
 from fedlib.mechanism.auction import Auction, ex_ante_payments, ex_post_payments, select
 from fedlib.mechanism.contribution import (
     contributions,
+    own_label_contributions,
     round_contributions,
     sample_weights,
     task_contributions,
@@ -74,8 +75,9 @@ __all__ = [
     "aggregation_weights", "attenuation", "budget_feasibility", "contributions",
     "detection_scores", "deviation_grid", "ex_ante_payments", "ex_post_payments",
     "find_truthfulness_counterexample", "g", "gompertz_trust", "h", "individual_rationality",
-    "internal_reputation", "leave_one_out_pass", "outcome", "quality_scores", "random_instance",
-    "random_instances", "round_contributions", "sample_weights", "select", "synthetic_instance",
+    "internal_reputation", "leave_one_out_pass", "outcome", "own_label_contributions",
+    "quality_scores", "random_instance", "random_instances", "round_contributions",
+    "sample_weights", "select", "synthetic_instance",
     "task_contributions", "truthfulness", "trust_input", "update_counters", "update_reputation",
     "utility_per_payment",
 ]

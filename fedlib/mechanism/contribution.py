@@ -30,9 +30,24 @@ def _weights(p: np.ndarray) -> np.ndarray:
     return surprise / total
 
 
-def _contributions(p: np.ndarray, weighted: bool) -> np.ndarray:
+def _contributions(p: np.ndarray, weighted: bool, own: np.ndarray | None = None) -> np.ndarray:
     w = _weights(p) if weighted else np.full(p.shape[1], 1.0 / p.shape[1])
-    return p @ w
+    if own is None:
+        return p @ w
+    mass = own @ w  # each worker's share of the weight; uniform on its samples where it is 0
+    w_own = np.where(mass[:, None] > 0, own * w, own)
+    return (p * w_own).sum(axis=1) / w_own.sum(axis=1)
+
+
+def _own_samples(own: ArrayLike, shape: tuple[int, ...]) -> np.ndarray:
+    mask = np.asarray(own)
+    if mask.dtype != bool or mask.shape != shape:
+        raise ValueError(f"own must be a boolean array of the shape of P, {shape}, got "
+                         f"{mask.dtype} {mask.shape}")
+    if not mask.any(axis=1).all():
+        raise ValueError("own must give every worker at least one validation sample; rows "
+                         f"{np.flatnonzero(~mask.any(axis=1)).tolist()} have none")
+    return mask
 
 
 def sample_weights(P: ArrayLike) -> np.ndarray:
@@ -78,7 +93,48 @@ def contributions(P: ArrayLike, weighted: bool = True) -> np.ndarray:
     return _contributions(_probabilities(P), weighted)
 
 
-def round_contributions(P: ArrayLike, weighted: bool = True) -> np.ndarray:
+def own_label_contributions(P: ArrayLike, own: ArrayLike, weighted: bool = True) -> np.ndarray:
+    """Eq. (3) measured on each worker's own samples (a variant beyond the paper, for label-skewed
+    workers): ``contrib_i = sum_j own_ij P_ij w_j / sum_j own_ij w_j``.
+
+    The weights ``w`` are Eq. (2)'s over every worker and sample, as in :func:`contributions`;
+    each worker is then scored by their weighted mean over the validation samples marked in its
+    row of ``own`` (for :mod:`fedlib.fl.task`: the samples whose label it holds), so that a
+    worker is not measured on classes it never trained on. Where a row's weights sum to 0 the
+    mean is unweighted over its samples. With every sample marked for every worker this is
+    :func:`contributions`.
+
+    Parameters
+    ----------
+    P : array_like, shape (workers, samples)
+        True-label probabilities in [0, 1].
+    own : array_like of bool, shape (workers, samples)
+        The samples each worker is measured on, at least one per worker.
+    weighted : bool, default True
+        As in :func:`contributions`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (workers,)
+        Contributions in [0, 1].
+
+    Examples
+    --------
+    Sample weights ``(1/6, 1/3, 1/2)`` (``-ln P`` summed over the workers is ``ln 2``,
+    ``2 ln 2`` and ``3 ln 2``); the second worker is scored on its last two samples alone:
+    ``(1/4 * 1/3 + 1/8 * 1/2) / (1/3 + 1/2) = 0.175``.
+
+    >>> P = [[1.0, 1.0, 1.0], [0.5, 0.25, 0.125]]
+    >>> own = [[True, True, True], [False, True, True]]
+    >>> np.round(own_label_contributions(P, own, weighted=True), 6).tolist()
+    [1.0, 0.175]
+    """
+    p = _probabilities(P)
+    return _contributions(p, weighted, _own_samples(own, p.shape))
+
+
+def round_contributions(P: ArrayLike, weighted: bool = True,
+                        own: ArrayLike | None = None) -> np.ndarray:
     """Eq. (3) divided by the round's maximum over the submitting workers.
 
     The paper clips contributions at 0 first (``contrib_score = max(0, contrib)``); Eq. (3) is a
@@ -90,13 +146,16 @@ def round_contributions(P: ArrayLike, weighted: bool = True) -> np.ndarray:
         True-label probabilities of the workers that submitted a model this round.
     weighted : bool, default True
         As in :func:`contributions`.
+    own : array_like of bool, shape (workers, samples), optional
+        Score each worker on its own samples (:func:`own_label_contributions`); default all.
 
     Returns
     -------
     numpy.ndarray, shape (workers,)
         Contributions in [0, 1], the best worker at 1; all zeros when every contribution is 0.
     """
-    c = _contributions(_probabilities(P), weighted)
+    p = _probabilities(P)
+    c = _contributions(p, weighted, None if own is None else _own_samples(own, p.shape))
     top = c.max()
     return c / top if top > 0 else np.zeros_like(c)
 

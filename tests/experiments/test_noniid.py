@@ -23,6 +23,7 @@ from fedlib.experiments.noniid import (
     summary_rows,
 )
 from fedlib.fl.seeding import seed_sequence
+from fedlib.fl.task import TaskOptions
 from fedlib.fl.workers import iid_workers
 from fedlib.storage import results, verification
 
@@ -165,3 +166,20 @@ def test_its_first_runs_verify_without_the_grids_label_counts(fast_run):
     report = verification.verify_result("noniid_mnist_fast", n_tasks=1, results_dir=fast_run,
                                         runs=2)
     assert report.ok, report.mismatches
+
+
+def test_the_own_label_variant_runs_stored_apart_and_verified(data_root, tmp_path, fast_run):
+    """``reproduce noniid --fast --own-labels``: a file of its own, which verifies, and whose
+    clean skewed workers were measured otherwise than in the paper's run of the same draws."""
+    assert main(["reproduce", "noniid", "--fast", "--own-labels", "--alphas", "0.1",
+                 "--mechanisms", "ours", "--device", "cpu", "--jobs", "1", "--out",
+                 str(tmp_path)]) == 0
+    [path] = tmp_path.glob("*.json")
+    assert path.stem == "noniid_mnist_ownlabels_fast"
+    assert verification.verify_result(path.stem, n_tasks=1, results_dir=tmp_path).ok
+    config = NoniidConfig(alphas=(0.1,), mechanisms=("ours",), base=MultiTaskConfig(
+        device="cpu", task=TaskOptions(own_labels=True))).fast()
+    own = results.load_result(path.stem, config, tmp_path).records[0]["runs"][0]
+    paper = results.load_result("noniid_mnist_fast", NoniidConfig(
+        base=MultiTaskConfig(device="cpu")).fast(), fast_run).records[0]["runs"][0]
+    assert own["winners"] == paper["winners"] and own["re"] != paper["re"]

@@ -98,6 +98,24 @@ def test_the_command_line_gives_back_a_noniid_grid_of_chosen_alphas(alphas, budg
     assert configurations("noniid", _options(args, "noniid")[0]) == [config]
 
 
+@pytest.mark.parametrize("kind, name", [("noniid", "noniid_mnist_ownlabels"),
+                                        ("tables", "tables_mnist_ours_ownlabels")])
+def test_the_own_label_variant_has_a_flag_and_a_name_of_its_own(kind, name):
+    config = paper(kind)
+    task = replace(config.task if kind == "tables" else config.base.task, own_labels=True)
+    config = (replace(config, task=task) if kind == "tables" else
+              replace(config, base=replace(config.base, task=task)))
+    assert config.result_name() == name and config.fast().result_name() == f"{name}_fast"
+    command = results.reproduce_command(config)
+    assert "--own-labels" in command
+    args = build_parser().parse_args(shlex.split(command)[3:])
+    assert config in configurations(kind, _options(args, kind)[0])
+    shared = replace(task, label_share=0.1)  # a share the flag cannot give
+    other = (replace(config, task=shared) if kind == "tables" else
+             replace(config, base=replace(config.base, task=shared)))
+    assert other.result_name() == f"{name}0.1" and registry.command_flags(other) is None
+
+
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_a_configuration_beyond_the_command_says_how_to_run_it(kind):
     config = beyond_the_command(paper(kind))

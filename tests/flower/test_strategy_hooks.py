@@ -170,6 +170,14 @@ def test_a_reply_from_a_node_of_no_winner_is_ignored(strategy, global_model, cap
     assert any("node 99" in r.getMessage() for r in caplog.records)
 
 
+def test_the_own_label_variant_is_refused_on_flower(strategy, engine):
+    """The variant beyond the paper runs on the batched engine only: the strategy says so
+    rather than measure every sample under a configuration that asks otherwise."""
+    with pytest.raises(ValueError, match="own_labels .* runs on the batched engine only"):
+        MechanismStrategy(strategy.plan, engine, strategy.validation, strategy.test,
+                          TaskOptions(rounds=ROUNDS, own_labels=True))
+
+
 def test_aggregate_train_needs_a_model_sent_first(strategy):
     with pytest.raises(RuntimeError, match="before configure_train"):
         strategy.aggregate_train(1, [])

@@ -13,6 +13,7 @@ from mech_strategies import FAST
 
 from fedlib.mechanism import (
     contributions,
+    own_label_contributions,
     round_contributions,
     sample_weights,
     task_contributions,
@@ -97,3 +98,51 @@ def test_bad_probabilities(bad: object, name: str) -> None:
 def test_bad_task_contributions(per_round: object, mask: object, name: str) -> None:
     with pytest.raises(ValueError, match=f"^{name} "):
         task_contributions(per_round, mask=mask)
+
+
+def test_own_label_contributions_by_hand() -> None:
+    """Worker 0 is measured on sample 0 alone, worker 1 on both: 0.9, and Eq. (3)'s weighted
+    mean 0.6 W0 + 0.1 W1 (the weights of Eq. (2) over every worker and sample)."""
+    own = [[True, False], [True, True]]
+    assert own_label_contributions(P, own).tolist() == pytest.approx(
+        [0.9, 0.6 * W[0] + 0.1 * W[1]])
+    assert own_label_contributions(P, own, weighted=False).tolist() == pytest.approx(
+        [0.9, (0.6 + 0.1) / 2])
+    top = max(0.9, 0.6 * W[0] + 0.1 * W[1])
+    assert round_contributions(P, own=own).tolist() == pytest.approx(
+        [0.9 / top, (0.6 * W[0] + 0.1 * W[1]) / top])
+
+
+def test_own_samples_without_weight_are_averaged_unweighted() -> None:
+    """Sample 1 is certain for both workers, so Eq. (2) gives it weight 0; worker 1, measured
+    on it alone, gets its plain mean (1.0) rather than 0/0."""
+    p = [[0.5, 1.0], [0.25, 1.0]]
+    assert own_label_contributions(p, [[True, True], [False, True]]).tolist() == pytest.approx(
+        [0.5, 1.0])
+
+
+@FAST
+@given(arrays(float, st.tuples(st.integers(1, 5), st.integers(1, 6)),
+              elements=st.floats(0.0, 1.0)), st.data())
+def test_own_label_contributions_are_probabilities_and_all_samples_is_eq3(
+        p: np.ndarray, data: st.DataObject) -> None:
+    everything = np.ones(p.shape, dtype=bool)
+    assert own_label_contributions(p, everything) == pytest.approx(contributions(p))
+    own = data.draw(arrays(bool, p.shape))
+    own[np.arange(p.shape[0]), data.draw(st.integers(0, p.shape[1] - 1))] = True
+    c = own_label_contributions(p, own)
+    assert np.all((c >= -1e-12) & (c <= 1 + 1e-12))
+    for i in range(p.shape[0]):  # a mean of the worker's own probabilities
+        assert p[i, own[i]].min() - 1e-12 <= c[i] <= p[i, own[i]].max() + 1e-12
+
+
+@pytest.mark.parametrize("own, match", [
+    ([[True, True]], "own must be a boolean array of the shape of P"),
+    ([[1, 0], [1, 1]], "own must be a boolean array"),
+    ([[True, False], [False, False]], r"rows \[1\] have none"),
+])
+def test_bad_own_samples(own: object, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        own_label_contributions(P, own)
+    with pytest.raises(ValueError, match=match):
+        round_contributions(P, own=own)

@@ -32,7 +32,7 @@ from fedlib.experiments.coldstart import ColdStartConfig
 from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.grid import Grid
 from fedlib.experiments.multitask import DEFAULT_BUDGET, TABLE_MECHANISMS, MultiTaskConfig
-from fedlib.experiments.noniid import NoniidConfig
+from fedlib.experiments.noniid import NONIID_PIECES, NoniidConfig
 from fedlib.experiments.sensitivity import SensitivityConfig
 from fedlib.experiments.shapley_truth import ShapleyConfig
 from fedlib.fl.data import DATASETS
@@ -180,26 +180,33 @@ def _tables_options(config: MultiTaskConfig) -> Options:
                    seed=config.seed, device=config.device)
 
 
-def _grid(cls: type[Grid], accepts: tuple[str, ...]) -> Command:
+def _grid(cls: type[Grid], accepts: tuple[str, ...],
+          pieces: tuple[tuple[str, ...], ...] = ()) -> Command:
     """The command of a grid: its default grid on each dataset, with the seed, device and
     (where the grid takes them) budget, mechanisms, alphas and own-label variant of the
-    options."""
+    options; a grid stored in ``pieces`` (groups of its mechanisms) gives one grid per piece
+    unless ``--mechanisms`` names some."""
 
     def configs(options: Options) -> list[Grid]:
         default = cls()
-        chosen = {name: getattr(options, name) for name in ("mechanisms", "alphas")
-                  if getattr(options, name)}
-        return [replace(default, **chosen,
+        alphas = {"alphas": options.alphas} if options.alphas else {}
+        groups = [options.mechanisms] if options.mechanisms else list(pieces) or [()]
+        return [replace(default, **alphas, **({"mechanisms": group} if group else {}),
                         base=replace(default.base, dataset=dataset, seed=options.seed,
                                      device=options.device, budget=_budget(options),
                                      task=_task(options, default.base.task)))
-                for dataset in options.datasets]
+                for dataset in options.datasets for group in groups]
 
     def options(config: Grid) -> Options:
         base = config.base
-        chosen = {name: () if getattr(config, name) == getattr(cls(), name) else
-                  getattr(config, name)
-                  for name in ("mechanisms", "alphas") if hasattr(config, name)}
+        given = {name: getattr(config, name) for name in ("mechanisms", "alphas")
+                 if hasattr(config, name)}
+        # what the command gives without the flag: the default, or the pieces of a grid in
+        # pieces (whose whole then needs --mechanisms)
+        without = {"alphas": (cls().alphas,) if "alphas" in given else (),
+                   "mechanisms": pieces or (cls().mechanisms,) if "mechanisms" in given else ()}
+        chosen = {name: () if value in without[name] else value
+                  for name, value in given.items()}
         return Options(datasets=(base.dataset,), **chosen,
                        budget=None if "budget" not in accepts or base.budget == DEFAULT_BUDGET
                        else base.budget, own_labels=base.task.own_labels,
@@ -233,6 +240,6 @@ for _kind, _command in {
     "coldstart": _grid(ColdStartConfig, ("datasets", "seed", "fast")),
     "adversarial": _grid(AdversarialConfig, ("datasets", "mechanisms", "budget", "seed", "fast")),
     "noniid": _grid(NoniidConfig, ("datasets", "mechanisms", "budget", "alphas", "own_labels",
-                                   "seed", "fast")),
+                                   "seed", "fast"), NONIID_PIECES),
 }.items():
     registry.register_command(_kind, _command)

@@ -15,9 +15,11 @@ and its chance to be hired again.
 
 :class:`NoniidConfig` runs the multi-task experiment of Tables 1-3 for every alpha of
 :data:`NONIID_ALPHAS` (None: the paper's iid workers) and every mechanism of
-:data:`NONIID_MECHANISMS` (``python -m fedlib reproduce noniid``, stored as
-``results/noniid_<dataset>.json``); what each kind of worker got is computed by
-:mod:`fedlib.analysis.skew` (:func:`summary_rows`).
+:data:`NONIID_MECHANISMS`. A seed's grid takes hours of two CPU cores, so ``python -m fedlib
+reproduce noniid`` runs and stores it in pieces (:data:`NONIID_PIECES`:
+``results/noniid_<dataset>_<mechanisms>.json``, each a grid of its mechanisms), which
+:func:`merge` joins; what each kind of worker got is computed by :mod:`fedlib.analysis.skew`
+(:func:`summary_rows`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ NONIID_ALPHAS: tuple[float | None, ...] = (0.1, 0.3, 1.0, None)
 #: The mechanisms compared: ours, the two benchmarks that select by reputation and the one
 #: that does not (RRAFL hires ours' winners; its runs start last and read ours' tasks).
 NONIID_MECHANISMS = ("ours", "reputation_greedy", "vanilla", "rrafl")
+#: The grid of one seed in pieces, one stored file each, so that a piece finishes within a few
+#: hours of two CPU cores: ours with RRAFL (which reads ours' tasks), Reputation Greedy, Vanilla.
+NONIID_PIECES = (("ours", "rrafl"), ("reputation_greedy",), ("vanilla",))
 #: Key of the stored first record that holds every run's label counts.
 LABEL_COUNTS = "label_counts"
 
@@ -137,6 +142,17 @@ class NoniidConfig(Grid):
     def run_labels(self) -> list[str]:
         return [f"{m}_{'iid' if a is None else f'a{a:g}'}" for m, a in self.points]
 
+    def result_name(self) -> str:
+        """:meth:`Grid.result_name <fedlib.experiments.grid.Grid.result_name>`, with the
+        mechanisms after the dataset where they are not :data:`NONIID_MECHANISMS`, so that
+        the pieces of a grid (:data:`NONIID_PIECES`) have files of their own:
+        ``noniid_mnist_ours_rrafl``, ``noniid_mnist_ours_ownlabels_s3``."""
+        name = super().result_name()
+        if self.mechanisms == NONIID_MECHANISMS:
+            return name
+        head = f"{self.kind}_{self.base.dataset}"
+        return f"{head}_{'_'.join(self.mechanisms)}{name.removeprefix(head)}"
+
     def to_dict(self) -> dict[str, Any]:
         """:meth:`Grid.to_dict <fedlib.experiments.grid.Grid.to_dict>` with the mechanisms."""
         return {**super().to_dict(), "mechanisms": list(self.mechanisms)}
@@ -154,6 +170,29 @@ class NoniidConfig(Grid):
                   for a in self.alphas}
         result = super().run(jobs=jobs, checkpoint_dir=checkpoint_dir, task_store=task_store)
         return replace(result, label_counts=tuple(counts[a] for _, a in self.points))
+
+
+def merge(pieces: Sequence[NoniidResult]) -> NoniidResult:
+    """The pieces of one seed's grid (:data:`NONIID_PIECES`, stored apart) as one result: its
+    mechanisms those of the pieces, in the order of :data:`NONIID_MECHANISMS` (the pieces of
+    the default grid give the default grid), its runs in the order of its points. The pieces
+    must differ in their mechanisms only."""
+    if not pieces:
+        raise ValueError("merge needs at least one piece")
+    order = {mechanism: i for i, mechanism in enumerate(NONIID_MECHANISMS)}
+    mechanisms = tuple(sorted((m for piece in pieces for m in piece.config.mechanisms),
+                              key=lambda m: order.get(m, len(order))))
+    config = replace(pieces[0].config, mechanisms=mechanisms)
+    if any(replace(piece.config, mechanisms=mechanisms) != config for piece in pieces):
+        raise ValueError("the pieces of a grid must differ in their mechanisms only (the same "
+                         "alphas, seed and setting)")
+    runs = {point: (run, counts) for piece in pieces
+            for point, run, counts in zip(piece.config.points, piece.runs, piece.label_counts,
+                                          strict=True)}
+    ordered = [runs[point] for point in config.points]
+    return NoniidResult(config, tuple(run for run, _ in ordered),
+                        sum(piece.wall_time_s for piece in pieces),
+                        tuple(counts for _, counts in ordered))
 
 
 def kinds_of(config: MultiTaskConfig) -> np.ndarray:

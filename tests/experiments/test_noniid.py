@@ -17,9 +17,11 @@ from fedlib.experiments import registry
 from fedlib.experiments.multitask import MultiTaskConfig, worker_pool
 from fedlib.experiments.noniid import (
     NONIID_ALPHAS,
+    NONIID_PIECES,
     NoniidConfig,
     NoniidResult,
     kinds_of,
+    merge,
     summary_rows,
 )
 from fedlib.fl.seeding import seed_sequence
@@ -104,7 +106,17 @@ def test_grid_names_round_trip_and_order():
     assert [c.label_skew for c in shuffled.run_configs()] == [None, 2.0, None, 2.0]
     assert registry.command_flags(replace(config, mechanisms=("ours",))) == [
         "--dataset mnist", "--mechanisms ours"]
-    assert registry.command_flags(replace(config, alphas=(0.1,))) == [
+    # the grid in pieces, each a file of its own, which the command without flags gives
+    assert [replace(config, mechanisms=piece).result_name() for piece in NONIID_PIECES] == [
+        "noniid_mnist_ours_rrafl", "noniid_mnist_reputation_greedy", "noniid_mnist_vanilla"]
+    assert registry.command_flags(replace(config, mechanisms=("ours", "rrafl"))) == [
+        "--dataset mnist"]
+    assert replace(config, mechanisms=("ours",), base=replace(
+        config.base, seed=3, task=TaskOptions(own_labels=True))).result_name() == (
+        "noniid_mnist_ours_ownlabels_s3")
+    assert registry.command_flags(replace(config, alphas=(0.1,))) == [  # whole: not a piece
+        "--dataset mnist", "--mechanisms ours reputation_greedy vanilla rrafl", "--alphas 0.1"]
+    assert registry.command_flags(replace(config, alphas=(0.1,), mechanisms=("vanilla",))) == [
         "--dataset mnist", "--alphas 0.1"]
     assert registry.command_flags(replace(config, base=replace(config.base, n_tasks=7))) is None
 
@@ -122,21 +134,38 @@ def test_bad_grids_are_refused(changes, match):
 @pytest.fixture(scope="module")
 def fast_run(data_root, tmp_path_factory):
     """``python -m fedlib reproduce noniid --fast`` into a temporary folder (about 20 s of
-    compute on one core)."""
+    compute on one core): the grid's three pieces."""
     out = tmp_path_factory.mktemp("noniid")
     assert main(["reproduce", "noniid", "--fast", "--device", "cpu", "--jobs", "1", "--out",
                  str(out)]) == 0
     return out
 
 
-def test_the_fast_run_is_stored_and_verified(fast_run):
-    config = NoniidConfig(base=MultiTaskConfig(device="cpu")).fast()
-    stored = results.load_result("noniid_mnist_fast", config, fast_run)
-    assert len(stored.records) == 3 and len(stored.records[0]["runs"]) == 16
-    assert "label_counts" in stored.records[0] and "label_counts" not in stored.records[1]
-    assert verification.verify_result("noniid_mnist_fast", n_tasks=1, results_dir=fast_run).ok
-    result = NoniidResult.from_stored(stored.config, stored.records, stored.meta["wall_time_s"])
-    assert result.records == stored.records
+FAST = NoniidConfig(base=MultiTaskConfig(device="cpu")).fast()
+
+
+def _pieces(folder):
+    """The fast run's pieces as stored, and as results."""
+    stored = [results.load_result(replace(FAST, mechanisms=piece).result_name(),
+                                  replace(FAST, mechanisms=piece), folder)
+              for piece in NONIID_PIECES]
+    return stored, [NoniidResult.from_stored(s.config, s.records, s.meta["wall_time_s"])
+                    for s in stored]
+
+
+def test_the_fast_run_is_stored_in_pieces_and_verified(fast_run):
+    stored, pieces = _pieces(fast_run)
+    assert sorted(path.stem for path in fast_run.glob("*.json")) == [
+        "noniid_mnist_ours_rrafl_fast", "noniid_mnist_reputation_greedy_fast",
+        "noniid_mnist_vanilla_fast"]
+    assert [len(s.records[0]["runs"]) for s in stored] == [8, 4, 4]
+    assert all(len(s.records) == 3 for s in stored)
+    assert "label_counts" in stored[0].records[0] and "label_counts" not in stored[0].records[1]
+    assert verification.verify_result(stored[0].name, n_tasks=1, results_dir=fast_run).ok
+    assert all(piece.records == s.records for piece, s in zip(pieces, stored, strict=True))
+    result = merge(pieces)
+    config = FAST
+    assert result.config == config and len(result.runs) == 16  # the default grid
     for (mechanism, alpha), run, counts in zip(config.points, result.runs, result.label_counts,
                                                strict=True):
         assert (run.config.mechanism, run.config.label_skew) == (mechanism, alpha)
@@ -149,10 +178,18 @@ def test_the_fast_run_is_stored_and_verified(fast_run):
         result.run_of(0.1, "bid_greedy")
 
 
+def test_pieces_merge_only_when_they_differ_in_mechanisms(fast_run):
+    _, pieces = _pieces(fast_run)
+    assert merge(pieces[1:]).config.mechanisms == ("reputation_greedy", "vanilla")
+    other = replace(pieces[1], config=replace(pieces[1].config, alphas=(0.1, 0.3, 1.0)))
+    with pytest.raises(ValueError, match="differ in their mechanisms only"):
+        merge([pieces[0], other])
+    with pytest.raises(ValueError, match="at least one piece"):
+        merge([])
+
+
 def test_summary_rows_of_the_fast_run(fast_run):
-    config = NoniidConfig(base=MultiTaskConfig(device="cpu")).fast()
-    stored = results.load_result("noniid_mnist_fast", config, fast_run)
-    rows = summary_rows(NoniidResult.from_stored(stored.config, stored.records, 1.0), tail=1)
+    rows = summary_rows(merge(_pieces(fast_run)[1]), tail=1)
     assert [(r["mechanism"], r["alpha"]) for r in rows[:4]] == [
         ("ours", "alpha 0.1"), ("ours", "alpha 0.3"), ("ours", "alpha 1"), ("ours", "iid")]
     for row in rows:
@@ -163,8 +200,8 @@ def test_summary_rows_of_the_fast_run(fast_run):
 
 
 def test_its_first_runs_verify_without_the_grids_label_counts(fast_run):
-    report = verification.verify_result("noniid_mnist_fast", n_tasks=1, results_dir=fast_run,
-                                        runs=2)
+    report = verification.verify_result("noniid_mnist_reputation_greedy_fast", n_tasks=1,
+                                        results_dir=fast_run, runs=2)
     assert report.ok, report.mismatches
 
 
@@ -175,11 +212,10 @@ def test_the_own_label_variant_runs_stored_apart_and_verified(data_root, tmp_pat
                  "--mechanisms", "ours", "--device", "cpu", "--jobs", "1", "--out",
                  str(tmp_path)]) == 0
     [path] = tmp_path.glob("*.json")
-    assert path.stem == "noniid_mnist_ownlabels_fast"
+    assert path.stem == "noniid_mnist_ours_ownlabels_fast"
     assert verification.verify_result(path.stem, n_tasks=1, results_dir=tmp_path).ok
     config = NoniidConfig(alphas=(0.1,), mechanisms=("ours",), base=MultiTaskConfig(
         device="cpu", task=TaskOptions(own_labels=True))).fast()
     own = results.load_result(path.stem, config, tmp_path).records[0]["runs"][0]
-    paper = results.load_result("noniid_mnist_fast", NoniidConfig(
-        base=MultiTaskConfig(device="cpu")).fast(), fast_run).records[0]["runs"][0]
+    paper = _pieces(fast_run)[0][0].records[0]["runs"][0]  # ours at alpha 0.1
     assert own["winners"] == paper["winners"] and own["re"] != paper["re"]

@@ -22,7 +22,7 @@ KINDS = registry.experiments()
 PAPER_NAMES = {"adversarial": "adversarial_mnist", "budgets": "budgets_mnist_ours",
                "coldstart": "coldstart_fashion_ours", "contribution": "contribution_mnist",
                "mechanisms": "mechanisms_budget", "sensitivity": "sensitivity_mnist_ours",
-               "noniid": "noniid_mnist", "shapley": "shapley_mnist",
+               "noniid": "noniid_mnist_ours_rrafl", "shapley": "shapley_mnist",
                "tables": "tables_mnist_ours"}
 
 
@@ -95,10 +95,10 @@ def test_the_command_line_gives_back_a_noniid_grid_of_chosen_alphas(alphas, budg
     command = results.reproduce_command(config)
     assert flags in command
     args = build_parser().parse_args(shlex.split(command)[3:])
-    assert configurations("noniid", _options(args, "noniid")[0]) == [config]
+    assert config in configurations("noniid", _options(args, "noniid")[0])
 
 
-@pytest.mark.parametrize("kind, name", [("noniid", "noniid_mnist_ownlabels"),
+@pytest.mark.parametrize("kind, name", [("noniid", "noniid_mnist_ours_rrafl_ownlabels"),
                                         ("tables", "tables_mnist_ours_ownlabels")])
 def test_the_own_label_variant_has_a_flag_and_a_name_of_its_own(kind, name):
     config = paper(kind)

@@ -204,7 +204,8 @@ def _grid(cls: type[Grid], accepts: tuple[str, ...],
         # what the command gives without the flag: the default, or the pieces of a grid in
         # pieces (whose whole then needs --mechanisms)
         without = {"alphas": (cls().alphas,) if "alphas" in given else (),
-                   "mechanisms": pieces or (cls().mechanisms,) if "mechanisms" in given else ()}
+                   "mechanisms": (pieces or (cls().mechanisms,)) if "mechanisms" in given
+                   else ()}
         chosen = {name: () if value in without[name] else value
                   for name, value in given.items()}
         return Options(datasets=(base.dataset,), **chosen,

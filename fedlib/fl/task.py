@@ -41,6 +41,10 @@ from fedlib.mechanism.contribution import contributions, round_contributions, ta
 from fedlib.mechanism.quality import DELTA, aggregation_weights, leave_one_out_pass
 from fedlib.mechanism.reputation import THETA, gompertz_trust, internal_reputation
 
+#: Default of :attr:`TaskOptions.label_share`: half a balanced worker's share of each of 10
+#: labels.
+LABEL_SHARE = 0.05
+
 
 @dataclass(frozen=True)
 class TaskOptions:
@@ -92,7 +96,7 @@ class TaskOptions:
     denominator: Literal["corrected", "printed"] = "corrected"
     theta: float = THETA
     own_labels: bool = False
-    label_share: float = 0.05
+    label_share: float = LABEL_SHARE
 
     def __post_init__(self) -> None:
         integer(self.rounds, "rounds")
@@ -119,7 +123,7 @@ class TaskOptions:
         out = asdict(self)
         if not self.own_labels:
             del out["own_labels"]
-        if self.label_share == 0.05:
+        if self.label_share == LABEL_SHARE:
             del out["label_share"]
         return out
 
@@ -129,7 +133,7 @@ class TaskOptions:
         when it is not the default's) for the own-label variant, else nothing."""
         if not self.own_labels:
             return ""
-        return "_ownlabels" + ("" if self.label_share == 0.05 else f"{self.label_share:g}")
+        return "_ownlabels" + ("" if self.label_share == LABEL_SHARE else f"{self.label_share:g}")
 
 
 def local_accuracies(engine: BatchedEngine, stacked: Stacked, images: torch.Tensor,

@@ -43,6 +43,7 @@ from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult, worke
 from fedlib.experiments.registry import register
 from fedlib.experiments.table_summaries import final_model
 from fedlib.fl.partitions import check_alpha
+from fedlib.paper.settings import PAPER_GROUPS
 
 #: Dirichlet concentrations of the stored grid, most skewed first; None: iid (the paper's).
 NONIID_ALPHAS: tuple[float | None, ...] = (0.1, 0.3, 1.0, None)
@@ -52,6 +53,9 @@ NONIID_MECHANISMS = ("ours", "reputation_greedy", "vanilla", "rrafl")
 #: The grid of one seed in pieces, one stored file each, so that a piece finishes within a few
 #: hours of two CPU cores: ours with RRAFL (which reads ours' tasks), Reputation Greedy, Vanilla.
 NONIID_PIECES = (("ours", "rrafl"), ("reputation_greedy",), ("vanilla",))
+#: A worker that won none of a run's last this many tasks counts as shut out
+#: (:func:`~fedlib.analysis.skew.exclusion`).
+EXCLUDED_TAIL = 10
 #: Key of the stored first record that holds every run's label counts.
 LABEL_COUNTS = "label_counts"
 
@@ -195,13 +199,35 @@ def merge(pieces: Sequence[NoniidResult]) -> NoniidResult:
                         tuple(counts for _, counts in ordered))
 
 
+#: The noise of the live example (:func:`example_config`): every worker clean, so that skew is
+#: the only difference between the workers (the default: at this reduced scale the paper's
+#: groups start cold, the noisy workers winning every task, whatever the skew), or the
+#: paper's groups.
+EXAMPLE_NOISE = {"every worker clean": ((1.0, 30),), "the paper's groups": PAPER_GROUPS}
+
+
+def example_config(alpha: float | None, noise: str = "every worker clean",
+                   own_labels: bool = False, seed: int = 0) -> MultiTaskConfig:
+    """The reduced run of the chapter's live example: ours on MNIST with the skewed workers'
+    labels drawn with concentration ``alpha`` (None: iid), the groups of
+    :data:`EXAMPLE_NOISE` ``[noise]``, ``own_labels`` (the variant), 12 tasks of 3 rounds
+    (the first 2 not evaluated) on 300 samples per worker and 1000-sample validation and test
+    sets: about ten seconds of one CPU core."""
+    if noise not in EXAMPLE_NOISE:
+        raise ValueError(f"noise must be one of {sorted(EXAMPLE_NOISE)}, got {noise!r}")
+    base = MultiTaskConfig()
+    return replace(base, groups=EXAMPLE_NOISE[noise], label_skew=alpha, seed=seed,
+                   n_tasks=12, eval_from=2, n_samples=300, n_val=1000, n_test=1000,
+                   task=replace(base.task, rounds=3, own_labels=own_labels))
+
+
 def kinds_of(config: MultiTaskConfig) -> np.ndarray:
     """Every worker's kind (:func:`~fedlib.analysis.skew.worker_kinds`) in a run of
     ``config``: all balanced without ``label_skew``."""
     return worker_kinds(config.daccs, config.skewed)
 
 
-def summary_rows(result: NoniidResult, tail: int = 10) -> list[dict[str, Any]]:
+def summary_rows(result: NoniidResult, tail: int = EXCLUDED_TAIL) -> list[dict[str, Any]]:
     """One row per run, over its evaluated tasks: alpha, mechanism, the mean test accuracy
     and loss of the tasks' final global models, each kind's share of the payments and of the
     winner places (:func:`~fedlib.analysis.skew.kind_shares`), and the share of the clean

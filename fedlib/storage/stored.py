@@ -29,14 +29,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from fedlib.experiments import adversarial, multitask, registry, sensitivity
+from fedlib.experiments import adversarial, multitask, noniid, registry, sensitivity
 from fedlib.experiments.adversarial import AdversarialConfig
 from fedlib.experiments.budget_sweep import BudgetSweepConfig
 from fedlib.experiments.coldstart import ColdStartConfig
 from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.multitask import MultiTaskConfig
+from fedlib.experiments.noniid import NoniidConfig, NoniidResult
 from fedlib.experiments.registry import Experiment
 from fedlib.experiments.sensitivity import SensitivityConfig
+from fedlib.fl.task import TaskOptions
 from fedlib.runtime import fast_mode
 from fedlib.storage import environment, results
 from fedlib.storage.locations import book_root
@@ -355,3 +357,31 @@ def coldstart_results() -> dict[str, Any]:
     run of ours on Fashion-MNIST whose first 20 tasks are its default run."""
     configs: list[Any] = [ColdStartConfig(), *table_configs(("fashion",), ("ours",)).values()]
     return {c.result_name(): c for c in configs}
+
+
+def noniid_configs(dataset: str = "mnist", own_labels: bool = False) -> dict[str, NoniidConfig]:
+    """The pieces of the non-iid grid of ``dataset`` (:data:`~fedlib.experiments.noniid.
+    NONIID_PIECES`), by name; with ``own_labels``, the one piece of the own-label variant
+    (ours alone)."""
+    base = MultiTaskConfig(dataset=dataset, task=TaskOptions(own_labels=own_labels))
+    pieces = (("ours",),) if own_labels else noniid.NONIID_PIECES
+    configs = [NoniidConfig(mechanisms=piece, base=base) for piece in pieces]
+    return {c.result_name(): c for c in configs}
+
+
+def noniid_seeds(dataset: str = "mnist", own_labels: bool = False,
+                 folder: str | os.PathLike[str] | None = None, *,
+                 how: Mode | None = None) -> tuple[list[NoniidResult], list[Provenance]]:
+    """Every seed's grid of :func:`noniid_configs` (its pieces read or run by
+    :func:`obtain_seeds`, then merged), in increasing seed order, and the provenance of every
+    piece."""
+    got = obtain_seeds(noniid_configs(dataset, own_labels), folder, how=how)
+    per_seed = list(zip(*got.values(), strict=True))
+    return ([noniid.merge([piece.result for piece in pieces]) for pieces in per_seed],
+            [piece.provenance for pieces in per_seed for piece in pieces])
+
+
+def noniid_results() -> dict[str, Any]:
+    """The paper-scale results the chapter "Skewed data" reads, by name: the seed-0 pieces of
+    the MNIST non-iid grid and of its own-label variant."""
+    return {**noniid_configs(), **noniid_configs(own_labels=True)}

@@ -168,3 +168,37 @@ def test_with_seed_reaches_a_grids_base():
     with pytest.raises(TypeError, match="no seed axis"):
         from fedlib.experiments.contribution import ContributionConfig
         stored.with_seed(ContributionConfig(), 1)
+
+
+def test_the_noniid_pieces_the_chapter_reads():
+    assert list(stored.noniid_configs()) == ["noniid_mnist_ours_rrafl",
+                                             "noniid_mnist_reputation_greedy",
+                                             "noniid_mnist_vanilla"]
+    (name, variant), = stored.noniid_configs("fashion", own_labels=True).items()
+    assert name == "noniid_fashion_ours_ownlabels" and variant.base.task.own_labels
+    assert sorted(stored.noniid_results()) == sorted([*stored.noniid_configs(),
+                                                      "noniid_mnist_ours_ownlabels"])
+
+
+def test_noniid_seeds_merge_each_seeds_pieces(data_root, tmp_path, monkeypatch):
+    from fedlib.experiments import noniid
+
+    small = replace(SMALL, n_tasks=1, eval_from=0)
+
+    def configs(dataset="mnist", own_labels=False):  # two alphas, small runs
+        return {c.result_name(): c for c in (
+            noniid.NoniidConfig(alphas=(0.1, None), mechanisms=piece, base=small)
+            for piece in (("ours",), ("vanilla",)))}
+
+    monkeypatch.setattr(stored, "noniid_configs", configs)
+    for config in configs().values():
+        for seed in (0, 2):
+            seeded = stored.with_seed(config, seed)
+            result = seeded.run()
+            results.save_result(seeded.result_name(), seeded, result.records, tmp_path,
+                                wall_time_s=result.wall_time_s)
+    grids, provenances = stored.noniid_seeds(folder=tmp_path, how="stored")
+    assert [g.config.base.seed for g in grids] == [0, 2]
+    assert [g.config.mechanisms for g in grids] == [("ours", "vanilla")] * 2
+    assert len(grids[1].runs) == 4 and len(provenances) == 4
+    assert provenances[3].name.endswith("vanilla_s2")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import subprocess
 from pathlib import Path
@@ -127,3 +128,27 @@ def test_the_readme_layout_names_every_folder_of_the_repository():
     layout = (ROOT / "README.md").read_text().split("## Layout", 1)[1]
     rows = set(re.findall(r"^\| `([^`/]+)/", layout, flags=re.MULTILINE))
     assert rows == folders
+
+
+NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
+
+
+def test_a_heading_that_counts_its_items_has_that_many():
+    """"Three ways through the book" lists three ways (a reader found "two" over three)."""
+    lines = (ROOT / "chapters" / "intro.md").read_text().splitlines()
+    counted = [(i, NUMBER_WORDS[m.group(1).lower()]) for i, line in enumerate(lines)
+               if (m := re.match(r"## (\w+) ways\b", line)) and m.group(1).lower() in NUMBER_WORDS]
+    assert counted, "the introduction's 'ways through the book' heading is gone"
+    for start, number in counted:
+        section = itertools.takewhile(lambda line: not line.startswith("## "), lines[start + 1:])
+        assert sum(line.startswith("- ") for line in section) == number, lines[start]
+
+
+#: Symbols the chapters use that a reader looked for on the notation page.
+NOTATION_SYMBOLS = (r"\Delta l_i", r"\delta", "n^+", "n^-", "$f$", "Re^0", r"U_{\text{paid}}",
+                    r"\phi_i", r"\alpha")
+
+
+def test_the_notation_page_lists_the_symbols_readers_look_for():
+    text = (ROOT / "chapters" / "notation.md").read_text()
+    assert [s for s in NOTATION_SYMBOLS if s not in text] == []

@@ -152,3 +152,12 @@ NOTATION_SYMBOLS = (r"\Delta l_i", r"\delta", "n^+", "n^-", "$f$", "Re^0", r"U_{
 def test_the_notation_page_lists_the_symbols_readers_look_for():
     text = (ROOT / "chapters" / "notation.md").read_text()
     assert [s for s in NOTATION_SYMBOLS if s not in text] == []
+
+
+def test_the_introduction_states_what_a_reader_needs():
+    """A newcomer looked for the prerequisites and found none (issue 46's reader items)."""
+    text = (ROOT / "chapters" / "intro.md").read_text()
+    section = text.split("## What you need before reading", 1)
+    assert len(section) == 2, "the introduction has no prerequisites section"
+    needs = section[1].split("\n## ", 1)[0]
+    assert all(word in needs for word in ("Python", "Probability", "Machine learning"))

@@ -432,7 +432,7 @@ def _variants(cex: Counterexample) -> Iterator[tuple[Instance, int | None,
                                                      tuple[Deviation, ...], int | None]]:
     """Smaller versions of a counterexample (instance, worker, deviations, partner): other
     workers left out (half of them, then quarters, down to one at a time), money or reputations
-    rescaled by a power of ten towards 1, values rounded."""
+    rescaled by a power of ten (money towards 1, reputations into (0.1, 1]), values rounded."""
     inst, w, deviations, partner = cex.instance, cex.worker, cex.deviations, cex.partner
     others = np.array([j for j in range(inst.n) if j not in (w, partner)], dtype=int)
     size = max(others.size // 2, 1)
@@ -448,8 +448,9 @@ def _variants(cex: Counterexample) -> Iterator[tuple[Instance, int | None,
     money = 10.0 ** -math.floor(math.log10(inst.scale))
     yield (Instance(inst.costs * money, inst.Re, inst.budget * money, inst.re, seed=inst.seed),
            w, tuple(Deviation(d.bid * money, d.delivered) for d in deviations), partner)
-    top = max(inst.Re.max(), inst.re.max())
-    reputation = 10.0 ** -math.floor(math.log10(top)) if top > 0 else 1.0
+    top = max(inst.Re.max(), inst.re.max(), *(d.delivered for d in deviations))
+    # the largest reputation brought into (0.1, 1]: the book's range of reputations
+    reputation = 10.0 ** -math.ceil(math.log10(top)) if top > 0 else 1.0
     yield (Instance(inst.costs, inst.Re * reputation, inst.budget, inst.re * reputation,
                     seed=inst.seed), w,
            tuple(Deviation(d.bid, d.delivered * reputation) for d in deviations), partner)

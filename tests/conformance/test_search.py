@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,7 @@ from fedlib.conformance.search import (
     Case,
     Deviation,
     _size,
+    _variants,
     adversarial_cases,
     evaluate,
     random_cases,
@@ -201,6 +203,22 @@ def test_every_counterexample_reported_is_one_and_shrinking_keeps_it(instance):
                              cex.deviations, partner=cex.partner)
             assert again is not None and again.margin == pytest.approx(cex.margin)
             assert cex.instance.n <= instance.n
+
+
+def test_shrinking_keeps_reputations_within_the_unit_interval():
+    """A counterexample with reputations of 0.5 and below is not rescaled to 5 (a reader found
+    reputations above 1 in a shrunk counterexample of the kit's chapter)."""
+    player = Player(OURS)
+    cex = evaluate(player, "truthful", Instance(*THEOREM4), 0, [Deviation(6.0, 0.5)], "paper")
+    halved = replace(cex, instance=Instance(cex.instance.costs, cex.instance.Re / 2,
+                                            cex.instance.budget, cex.instance.re / 2))
+    variants = list(_variants(halved))
+    assert variants and all(v[0].Re.max() <= 1 and v[0].re.max() <= 1 for v in variants)
+    tiny = replace(cex, instance=Instance(cex.instance.costs, cex.instance.Re / 20,
+                                          cex.instance.budget, cex.instance.re / 20),
+                   deviations=tuple(Deviation(d.bid, d.delivered / 20) for d in cex.deviations))
+    assert any(v[0].Re.max() == pytest.approx(cex.instance.Re.max() / 2)
+               for v in _variants(tiny))  # 0.05 is still rescaled, to 0.5
 
 
 def test_running_time_is_fitted_and_a_slow_mechanism_stops_early():

@@ -37,6 +37,7 @@ SENSITIVITY_CHAPTER = "chapters/13_sensitivity"
 ADVERSARIAL_CHAPTER = "chapters/12_adversarial"
 COLD_START_CHAPTER = "chapters/14_cold_start"
 SHAPLEY_CHAPTER = "chapters/11_shapley"
+SKEWED_CHAPTER = "chapters/15_skewed_data"
 NAMES = sorted(str(path.relative_to(RESULTS).with_suffix(""))
                for path in RESULTS.rglob("*.json"))
 
@@ -117,7 +118,8 @@ def test_results_the_book_reads_exist():
                SENSITIVITY_CHAPTER: stored.sensitivity_results,
                ADVERSARIAL_CHAPTER: stored.adversarial_results,
                COLD_START_CHAPTER: stored.coldstart_results,
-               SHAPLEY_CHAPTER: lambda: {ShapleyConfig().result_name(): ShapleyConfig()}}
+               SHAPLEY_CHAPTER: lambda: {ShapleyConfig().result_name(): ShapleyConfig()},
+               SKEWED_CHAPTER: stored.noniid_results}
     wanted = {name: config for chapter, read in readers.items() if chapter in toc_files()
               for name, config in read().items()}
     missing = {name: config for name, config in wanted.items()

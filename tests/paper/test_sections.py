@@ -14,9 +14,10 @@ CHAPTERS = sorted((ROOT / "chapters").glob("*.md"))
 #: "Section 4.2", "Sec. 6", "Sections 4.1"; the number without a trailing full stop.
 REFERENCE = re.compile(r"\bSec(?:tions?|\.)\s*(\d+(?:\.\d+)*)")
 #: Where the paper introduces the symbols that the notation table cites to a section (read
-#: from the paper: dacc in the experiments' setting of Tables 1-3, omega in the paragraph on
-#: aggregation that closes Section 4.2, "Reputation Modeling").
-INTRODUCED_IN = {"$dacc$": "6", r"$\omega_i$": "4.2"}
+#: from the paper: dacc in the experiments' setting of Tables 1-3; the leave-one-out loss
+#: change and its threshold in the quality check that opens Section 4.2, "Reputation
+#: Modeling", and omega in the paragraph on aggregation that closes it).
+INTRODUCED_IN = {"$dacc$": "6", r"$\omega_i$": "4.2", r"$\Delta l_i$, $\delta$": "4.2"}
 
 
 def sections_cited(text: str) -> list[str]:

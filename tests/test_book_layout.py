@@ -97,6 +97,41 @@ def test_numbers_from_other_pages_are_pasted_as_formatted_text(chapter: Path):
     assert not found, f"{chapter.name}: write {{glue:text}}`page.md::key:d` for {found}"
 
 
+#: The book's theorem-like boxes (sphinx-proof numbers them per chapter, "Theorem 5.4", which a
+#: reader takes for the paper's Theorem 5.4), references to them, and a lemma cited by a number.
+PROOF_BOX = re.compile(r"^```\{prf:(?!proof)(\w+)\}[^\n]*\n((?::[^\n]*\n)*)", re.MULTILINE)
+BARE_PROOF_REF = re.compile(r"\{prf:ref\}`[^`<]*`")
+NUMBERED_LEMMA = re.compile(r"\b(?:Lemma|Corollary)s? \d")
+
+
+def book_numbering_problems(text: str) -> list[str]:
+    """What in a chapter's text would print the book's number where the paper's is meant."""
+    boxes = [f"a numbered {kind} box" for kind, options in PROOF_BOX.findall(text)
+             if ":nonumber:" not in options]
+    refs = [f"{ref} prints a number: write {{prf:ref}}`Theorem 1 <label>`"
+            for ref in BARE_PROOF_REF.findall(text)]
+    return boxes + refs + [f"{m}...: the book's lemmas are named" for m in
+                           NUMBERED_LEMMA.findall(text)]
+
+
+def test_a_numbered_proof_box_or_reference_is_found():
+    text = ("```{prf:theorem} T, the paper's Theorem 1\n:label: thm-a\n\nbody\n```\n"
+            "```{prf:lemma} L\n:label: lem-b\n:nonumber:\n```\n```{prf:proof}\nx\n```\n"
+            "by {prf:ref}`thm-a` and {prf:ref}`Theorem 1 <thm-a>`, as Lemma 2 says.")
+    assert book_numbering_problems(text) == [
+        "a numbered theorem box",
+        "{prf:ref}`thm-a` prints a number: write {prf:ref}`Theorem 1 <label>`",
+        "Lemma 2...: the book's lemmas are named"]
+
+
+@pytest.mark.parametrize("chapter", sorted((ROOT / "chapters").glob("*.md")), ids=lambda p: p.stem)
+def test_theorem_numbers_are_the_papers(chapter: Path):
+    """"Theorem 4" always means the paper's (notation page): no box or reference prints the
+    book's own number for a theorem, lemma or algorithm."""
+    problems = book_numbering_problems(chapter.read_text())
+    assert not problems, f"{chapter.name}: {problems}"
+
+
 @pytest.mark.parametrize("chapter", notebook_chapters(), ids=lambda p: p.stem)
 def test_chapter_markdown_is_canonical_myst(chapter: Path):
     """The .md is what jupytext itself would write, so pairing never rewrites it."""

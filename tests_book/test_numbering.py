@@ -55,3 +55,24 @@ def test_numbers_without_their_chapter_are_found():
 def test_figure_numbers_carry_their_chapter(html_dir, name):
     problems = numbering_problems((html_dir / f"{name}.html").read_text())
     assert not problems, f"{name}: {problems[:5]}"
+
+
+#: The number sphinx-proof gives the book's own boxes ("Theorem 5.4"), which a reader takes for
+#: the paper's: the book prints the paper's numbers only (notation page).
+BOOK_PROOF_NUMBER = re.compile(r"\b(?:Theorem|Lemma|Corollary|Algorithm|Definition)\s+\d+\.\d+")
+
+
+def book_proof_numbers(page: str) -> list[str]:
+    return BOOK_PROOF_NUMBER.findall(re.sub(r"<[^>]+>", "", page))
+
+
+def test_a_book_number_for_a_theorem_is_found():
+    assert book_proof_numbers('<p class="caption">Theorem <span>5.4</span> (x)</p>') == [
+        "Theorem 5.4"]
+    assert book_proof_numbers("<p>the paper's Theorem 4 and Algorithm 1</p>") == []
+
+
+@pytest.mark.parametrize("name", NUMBERED)
+def test_theorems_carry_the_papers_numbers(html_dir, name):
+    found = book_proof_numbers((html_dir / f"{name}.html").read_text())
+    assert not found, f"{name}: {found[:5]}"

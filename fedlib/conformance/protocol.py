@@ -9,7 +9,7 @@ fits, whatever its class derives from.
   one of the built-ins';
 * ``label`` (str): the name in figures and tables;
 * ``claims``: the properties it claims, names of :data:`CLAIMABLE` (Theorems 1, 2 and 4,
-  Lemma 2's monotonicity, Theorem 3's running time);
+  the critical-bid lemma's monotonicity, Theorem 3's running time);
 * ``select(bids, Re, budget, *, costs=None, rng=None)``: whom it hires before the task, an
   allocation with ``selected`` (boolean mask, one entry per worker) and ``winners`` (their
   indices), such as a :class:`fedlib.mechanism.Allocation`; ``costs`` are the true costs

@@ -27,8 +27,8 @@ its true cost and at its best bid, it delivers less than it can (half its ``re``
 bids, not over every quality it could deliver.
 Its utility is Eq. (1); its best misreport against the truth is one case of truthfulness
 (honest workers, ``re >= Re``, also of ``truthful_honest``), its wins along the bids one of
-monotonicity (Lemma 2). Every play is a case of budget feasibility (Theorem 2) and of
-``well_defined``; every winner at the truthful play one of individual rationality
+monotonicity (the book's critical-bid lemma). Every play is a case of budget feasibility
+(Theorem 2) and of ``well_defined``; every winner at the truthful play one of individual rationality
 (Theorem 1).
 
 **Joint misreports.** Budget feasibility and ``well_defined`` are properties of every play,

@@ -90,8 +90,8 @@ class ExAnte(MechanismBase):
 
     With ``stretch = 1`` this is RRAFL: budget feasible, IR, truthful and monotone because
     ``p_up = Re_i rho*`` is the winner's critical bid (Singer 2010, Theorem 4.1, with
-    reputations as values; the paper's Theorems 1-2 and Lemma 2). Its subclasses below break
-    one property each.
+    reputations as values; the paper's Theorems 1-2 and the book's critical-bid lemma). Its
+    subclasses below break one property each.
     """
 
     name = "ex_ante"
@@ -117,7 +117,7 @@ class SingerProportionalShare(ProportionalShare):
 class RRAFLExAnte(RRAFL):
     """The built-in :class:`~fedlib.mechanism.RRAFL` (Algorithm 1 paid ``p_up`` ex ante):
     budget feasible (Theorem 2), IR (Theorem 1), truthful (corrected Theorem 4, part 3: ``p_up``
-    is the critical value) and monotone (Lemma 2)."""
+    is the critical value) and monotone (the book's critical-bid lemma)."""
 
     name = "rrafl_ex_ante"
     label = "RRAFL (control)"
@@ -128,7 +128,7 @@ class RRAFLExAnte(RRAFL):
 class OursHonest(OurMechanism):
     """The paper's mechanism (Eq. (16)) claiming what holds of it: budget feasibility
     (Theorem 2), IR for honest winners (Theorem 1), truthfulness for honest workers (Theorem 4
-    as corrected) and a monotone selection (Lemma 2)."""
+    as corrected) and a monotone selection (the book's critical-bid lemma)."""
 
     name: ClassVar[str] = "ours_honest"
     label: ClassVar[str] = "Ours (honest claims)"

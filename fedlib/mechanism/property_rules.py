@@ -73,8 +73,8 @@ def _gain(plays: Sequence[Any], worker: int | None, cost: float, budget: float) 
 
 
 def _gap(plays: Sequence[Any], worker: int | None, cost: float, budget: float) -> float:
-    """Monotonicity (Lemma 2): the higher bid minus the lower one when the worker wins with
-    the higher and loses with the lower, else 0."""
+    """Monotonicity (the book's critical-bid lemma, chapter 5): the higher bid minus the lower
+    one when the worker wins with the higher and loses with the lower, else 0."""
     low, high = plays
     won = high.selected[worker] and not low.selected[worker]
     return float(high.bids[worker] - low.bids[worker]) if won else 0.0
@@ -147,7 +147,7 @@ _REGRET = ("regret", "true cost")
 _VIOLATION = ("IR violation", "true cost")
 #: Every property, by name, in the order of the kit's reports: ``well_defined`` (required of
 #: every mechanism), budget feasibility (Theorem 2), individual rationality (Theorem 1),
-#: truthfulness (Theorem 4), monotonicity (Lemma 2), running time (Theorem 3).
+#: truthfulness (Theorem 4), monotonicity (the book's critical-bid lemma), running time (Theorem 3).
 PROPERTIES: Mapping[str, Property] = MappingProxyType({p.name: p for p in (
     Property("well_defined", "select and pay return a valid outcome (no exception, NaN, "
              "negative payment, payment to a loser or wrong shape)", "play", PLAYED,
@@ -170,7 +170,7 @@ PROPERTIES: Mapping[str, Property] = MappingProxyType({p.name: p for p in (
              "reporting is a best response (Theorem 4 as corrected)", "worker", MISREPORT,
              _gain, honest_only=True, money=True, measure=_REGRET),
     Property("monotone", "a worker who wins with a bid also wins with a lower bid, the "
-             "others' bids fixed (Lemma 2)", "worker", TWO_BIDS, _gap),
+             "others' bids fixed (critical-bid lemma)", "worker", TWO_BIDS, _gap),
     Property("efficient", "the exponent of CPU time against n, fitted over the sizes "
              "timed, is at most 1.5 (Theorem 3 states n log n time)", "mechanism", (),
              None),

@@ -47,7 +47,8 @@ def test_truthful_margin_is_the_misreports_utility_minus_the_truthful_one():
 
 
 def test_monotone_margin_is_the_gap_between_a_losing_lower_and_a_winning_higher_bid():
-    """Lemma 2: losing at 2 but winning at 5 is a violation by 3; winning at both is none."""
+    """The critical-bid lemma: losing at 2 but winning at 5 is a violation by 3; winning at both
+    is none."""
     rule = PROPERTIES["monotone"]
     low, high = play([2, 1], [False, True], [0, 1]), play([5, 1], [True, False], [6, 0])
     assert rule.margin([low, high], 0) == 3.0

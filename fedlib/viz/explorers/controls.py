@@ -7,15 +7,22 @@ from typing import Any
 import ipywidgets as widgets
 import numpy as np
 
-#: Width of a control alone on its row, of one of two side by side, and of a matrix cell.
-WIDE, NARROW, CELL = "680px", "340px", "72px"
+#: Width of a control alone on its row and of one of two side by side: a share of the column
+#: the widget is drawn in (less its margins), and at most a fixed width, so that a control fits
+#: a narrow page (the book's column) and does not stretch across a wide one (JupyterLab's).
+WIDE, NARROW = ("calc(100% - 4px)", "680px"), ("calc(50% - 4px)", "340px")
+#: Width of a matrix cell.
+CELL = "72px"
 #: Width of a control's description, and of a long one.
 LABEL, LONG_LABEL = "120px", "190px"
 
 
-def control_style(width: str = NARROW, label: str = LABEL) -> dict[str, Any]:
-    """Keyword arguments of an ipywidgets control: its width and its description's width."""
-    return {"layout": widgets.Layout(width=width), "style": {"description_width": label}}
+def control_style(width: tuple[str, str] = NARROW, label: str = LABEL) -> dict[str, Any]:
+    """Keyword arguments of an ipywidgets control: its width (:data:`WIDE` or :data:`NARROW`)
+    and its description's width."""
+    share, most = width
+    return {"layout": widgets.Layout(width=share, max_width=most),
+            "style": {"description_width": label}}
 
 
 def parse_numbers(text: str, name: str) -> np.ndarray:

@@ -196,3 +196,17 @@ def test_the_introduction_states_what_a_reader_needs():
     assert len(section) == 2, "the introduction has no prerequisites section"
     needs = section[1].split("\n## ", 1)[0]
     assert all(word in needs for word in ("Python", "Probability", "Machine learning"))
+
+
+def test_the_readme_lab_reads_the_books_jupyterlab_defaults(monkeypatch):
+    """The README's JupyterLab command names jupyter_config/, and JupyterLab's settings server
+    reads from it that a notebook opens without windowing (cells out of view stay rendered)."""
+    settings = pytest.importorskip(
+        "jupyterlab_server.settings_utils",
+        reason="needs the lab extra: pip install -r requirements-lab.txt")
+    readme = (ROOT / "README.md").read_text()
+    assert "export JUPYTER_CONFIG_PATH=$PWD/jupyter_config" in readme
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(ROOT / "jupyter_config"))
+    overrides, error = settings._get_overrides(str(ROOT / "no_app_settings"))
+    assert not error
+    assert overrides["@jupyterlab/notebook-extension:tracker"]["windowingMode"] == "none"

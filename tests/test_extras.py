@@ -20,6 +20,8 @@ NEEDS = {
     "tests/test_packaging.py": (["build", "twine"], "release", "requirements-tools.txt"),
     "tests_book/test_pdf.py": (["pypdf"], "release", "requirements-tools.txt"),
     "tests_book/test_jupyterlab.py": (["jupyterlab"], "lab", "requirements-lab.txt"),
+    "tests/test_book_layout.py::test_the_readme_lab_reads_the_books_jupyterlab_defaults":
+        (["jupyterlab_server"], "lab", "requirements-lab.txt"),
 }
 
 #: pytest on ``paths`` in a process where importing ``blocked`` fails, as without the extras.

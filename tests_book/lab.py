@@ -28,6 +28,9 @@ from selenium.webdriver.remote.webdriver import WebDriver
 #: The document factory jupytext registers: a ``.md`` chapter opened as a notebook.
 JUPYTEXT_FACTORY = "Jupytext Notebook"
 
+#: The JupyterLab defaults the README's ``JUPYTER_CONFIG_PATH`` names.
+LAB_CONFIG = Path(__file__).resolve().parent.parent / "jupyter_config"
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -48,13 +51,11 @@ def lab_server(root: str, data: str, timeout: float = 90.0,
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    # Every cell of a notebook in the page, not only those in view: markdown renders as the
-    # notebook opens, and no renderer works on a cell that windowing has just taken away.
-    notebook = settings.parent / "notebook-extension"
-    notebook.mkdir()
-    (notebook / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    # The book's own JupyterLab defaults, as the README sets them: the notebook's windowing off,
+    # so markdown renders as the notebook opens and no renderer works on a cell taken away.
     env = dict(os.environ, FEDLIB_FAST="1", FEDLIB_DATA=data, JUPYTERLAB_WORKSPACES_DIR=scratch,
-               JUPYTERLAB_SETTINGS_DIR=str(settings.parent.parent))
+               JUPYTERLAB_SETTINGS_DIR=str(settings.parent.parent),
+               JUPYTER_CONFIG_PATH=str(LAB_CONFIG))
     if disabled:
         labconfig = Path(scratch, "config", "labconfig")
         labconfig.mkdir(parents=True)
@@ -132,7 +133,8 @@ RAW_MYST = re.compile(r"(?::{3,}|`{3,})\{[\w:-]+\}|\{[a-z][\w:-]*\}(?=[`\w])|^\(
 def rendered_markdown(driver: WebDriver, timeout: float = 15.0) -> list[str | None]:
     """The text of every markdown cell of the current notebook as rendered (None for a cell
     that did not render within ``timeout`` seconds): by JupyterLab's own renderer
-    (``.jp-RenderedMarkdown``) or jupyterlab-myst's (``.myst``). :func:`lab_server` turns the
+    (``.jp-RenderedMarkdown``) or jupyterlab-myst's (``.myst``). The book's JupyterLab defaults
+    (:data:`LAB_CONFIG`, which :func:`lab_server` reads as the README's readers do) turn the
     notebook's windowing off, so that every cell renders as the notebook opens; each is still
     scrolled to first, in case a renderer waits for its cell to be seen."""
     cells = run_js(driver, "return app.shell.currentWidget.content.widgets.length;")

@@ -32,6 +32,7 @@ from lab import (
     raw_myst,
     rendered_markdown,
     run_all,
+    run_js,
     wait_for_app,
     wait_idle,
 )
@@ -61,6 +62,14 @@ def lab(driver):
         driver.get_log("browser")
         yield driver
         close_all(driver)
+
+
+def test_the_lab_opens_notebooks_with_the_books_defaults(lab):
+    """The server reads jupyter_config/ as the README's command has it: windowing off."""
+    plugin = run_js(lab, "const p = await app.serviceManager.settings.fetch(args[0]);"
+                    "return p.schema.properties.windowingMode.default;",
+                    "@jupyterlab/notebook-extension:tracker")
+    assert plugin == "none", plugin
 
 
 @pytest.mark.parametrize("chapter", [p.name for p in notebook_chapters()])

@@ -132,8 +132,8 @@ def by_configuration(provenances: Sequence[Provenance]
 def seed_provenance_html(provenances: Sequence[Provenance]) -> str:
     """Where the runs of several seeds came from: one row per configuration (the files of its
     seeds together: how many, their code revisions, their compute time and dates), then the
-    machines and environments and one command per configuration that regenerates every
-    seed."""
+    machines and environments and the commands that regenerate every seed, each once (the
+    pieces of a grid stored in pieces share one command)."""
     body, commands = [], []
     for name, group in by_configuration(provenances).items():
         seeds = [seed for seed, _ in group]
@@ -148,4 +148,4 @@ def seed_provenance_html(provenances: Sequence[Provenance]) -> str:
         commands.append(re.sub(r" --seeds \d+", "", first.command).replace(
             " --device", f" --seeds {_seed_list(seeds)} --device", 1))
     return (html_table(["Result", "Seeds", "Code revisions", "Compute", "Created"], body,
-                       align="left") + _closing(provenances, commands))
+                       align="left") + _closing(provenances, list(dict.fromkeys(commands))))

@@ -43,3 +43,12 @@ def test_provenance_groups_the_seeds_of_a_configuration():
     assert "aaaaaaaa, bbbbbbbb+" in page and "uncommitted changes" in page
     assert f"<code>{base} --seeds 0-3 --device cpu --out results</code>" in page
     assert "<code>AMD EPYC; AMD EPYC (AuthenticAMD, AVX2)</code>" in page  # machine; environment
+
+
+def test_pieces_that_one_command_makes_print_it_once():
+    command = "python -m fedlib reproduce noniid --dataset mnist --seeds {} --device cpu"
+    page = seed_provenance_html([
+        _provenance(f"noniid_mnist_{piece}{suffix}", command=command.format(seed))
+        for piece in ("ours_rrafl", "vanilla") for seed, suffix in ((0, ""), (1, "_s1"))])
+    assert page.count("<tr>") == 3
+    assert page.count("reproduce noniid --dataset mnist --seeds 0-1 --device cpu") == 1

@@ -81,27 +81,35 @@ def label_histograms(label_counts: Sequence[np.ndarray], kinds: Sequence[Any],
 
 
 @styled
-def kind_paths_figure(runs: Mapping[str, MultiTaskResult], path: str = "Re",
+def kind_paths_figure(runs: Mapping[str, MultiTaskResult], path: str | Sequence[str] = "Re",
                       title: str = "") -> Figure:
     """Per run of ``runs`` (a panel each, titled by its key), every kind's ``path`` (a key of
-    :data:`PATH_LABELS`) task by task, the tasks Tables 1-3 leave out shaded.
+    :data:`PATH_LABELS`, or one per panel) task by task, the tasks Tables 1-3 leave out shaded.
 
-    For a grid: ``{alpha_label(a): grid.run_of(a, mechanism) for a in grid.config.alphas}``.
+    For a grid: ``{alpha_label(a): grid.run_of(a, mechanism) for a in grid.config.alphas}``;
+    for one run seen two ways: ``kind_paths_figure({"Re": run, "wins": run}, ("Re", "won"))``.
     """
-    if path not in PATH_LABELS:
-        raise ValueError(f"path must be one of {sorted(PATH_LABELS)}, got {path!r}")
+    paths = [path] * len(runs) if isinstance(path, str) else list(path)
+    unknown = [p for p in paths if p not in PATH_LABELS]
+    if unknown:
+        raise ValueError(f"path must be one of {sorted(PATH_LABELS)}, got {unknown[0]!r}")
     if not runs:
         raise ValueError("kind_paths_figure needs at least one run")
-    fig = Figure(figsize=(2.4 * len(runs) + 1.6, 3.9), layout="constrained")
-    axes = fig.subplots(1, len(runs), sharey=True, squeeze=False)[0]
-    for ax, (label, run) in zip(axes, runs.items(), strict=True):
+    if len(paths) != len(runs):
+        raise ValueError(f"one path per run: {len(paths)} paths for {len(runs)} runs")
+    shared = len(set(paths)) == 1
+    fig = Figure(figsize=(2.4 * len(runs) + 1.6 + (0 if shared else 0.6 * len(runs)), 3.9),
+                 layout="constrained")
+    axes = fig.subplots(1, len(runs), sharey=shared, squeeze=False)[0]
+    for ax, (label, run), shown in zip(axes, runs.items(), paths, strict=True):
         tasks = np.arange(1, len(run.records) + 1)
         ax.axvspan(0.5, run.config.eval_from + 0.5, color="0.92", zorder=0)
         for kind, values in kind_paths(run.records, kinds_of(run.config)).items():
-            ax.plot(tasks, values[path], color=KIND_COLORS[kind], lw=2, label=kind)
+            ax.plot(tasks, values[shown], color=KIND_COLORS[kind], lw=2, label=kind)
         ax.set(title=label, xlabel="task")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes[0].set_ylabel(PATH_LABELS[path])
+        if not shared or ax is axes[0]:
+            ax.set_ylabel(PATH_LABELS[shown])
     handles, labels = max((ax.get_legend_handles_labels() for ax in axes),
                           key=lambda hl: len(hl[1]))
     fig.legend(handles, labels, loc="outside lower center", ncols=4 if len(runs) > 2 else 2)

@@ -14,7 +14,13 @@ from fedlib.experiments.multitask import MultiTaskConfig, MultiTaskResult
 from fedlib.experiments.noniid import example_config, kinds_of
 from fedlib.viz.canvas import outside_canvas
 from fedlib.viz.explorers import skew as skew_explorer
-from fedlib.viz.skew import KIND_COLORS, kind_paths_figure, kind_shares_figure, label_histograms
+from fedlib.viz.skew import (
+    KIND_COLORS,
+    PATH_LABELS,
+    kind_paths_figure,
+    kind_shares_figure,
+    label_histograms,
+)
 
 CONFIG = MultiTaskConfig(groups=((1.0, 2), (0.1, 2)), n_tasks=4, eval_from=1, label_skew=0.1,
                          device="cpu")
@@ -56,6 +62,18 @@ def test_kind_paths_draw_one_line_per_kind_and_panel():
         kind_paths_figure(runs, "reputation")
 
 
+def test_kind_paths_of_one_run_two_ways():
+    run = _run()
+    fig = kind_paths_figure({"reputation": run, "wins": run}, ("Re", "won"))
+    reputation, wins = fig.axes
+    assert [ax.get_ylabel() for ax in fig.axes] == [PATH_LABELS["Re"], PATH_LABELS["won"]]
+    assert np.allclose(reputation.get_lines()[0].get_ydata(), [0.0, 0.1, 0.2, 0.3])
+    assert np.allclose(wins.get_lines()[0].get_ydata(), [1.0, 0.0, 0.0, 0.0])
+    assert outside_canvas(fig) == []
+    with pytest.raises(ValueError, match="one path per run"):
+        kind_paths_figure({"reputation": run}, ("Re", "won"))
+
+
 def test_kind_shares_show_every_seed():
     summary = [{"alpha": a, "mechanism": m,
                 "payments to clean skewed": SeedStatistic.of([0, 1], [0.1, 0.3])}
@@ -76,7 +94,7 @@ def test_the_explorer_runs_and_refuses(data_root, monkeypatch):
                         lambda *args: replace(example_config(*args).fast(), device="cpu"))
     explorer = skew_explorer.SkewExplorer()
     assert explorer.error is None and explorer.result.config.label_skew == 0.1
-    assert len(explorer.output.outputs) == 3 and "clean skewed" in explorer.summary.value
+    assert len(explorer.output.outputs) == 2 and "clean skewed" in explorer.summary.value
     explorer.own_labels.value = True
     assert explorer.result.config.task.own_labels
     explorer.alpha.value = "iid"

@@ -53,8 +53,7 @@ class SkewExplorer(Explorer[MultiTaskResult]):
     def draw(self, result: MultiTaskResult) -> list[Figure]:
         kinds = kinds_of(result.config)
         counts = worker_pool(result.config).label_counts()
-        return [kind_paths_figure({"Re": result}, "Re"),
-                kind_paths_figure({"wins": result}, "won"),
+        return [kind_paths_figure({"reputation": result, "wins": result}, ("Re", "won")),
                 label_histograms([counts], kinds, ["each worker's labels"])]
 
     def describe(self, result: MultiTaskResult) -> str:

@@ -22,7 +22,8 @@ configurations by :mod:`fedlib.experiments.commands`):
   attackers, or mechanisms and the label skew of honest workers (default dataset: mnist;
   ``--alphas`` runs only some of the label skews, ``iid`` the paper's iid workers);
   ``--own-labels`` (tables and noniid) measures every worker on the validation samples of its
-  own labels, a variant beyond the paper (saved with the suffix ``_ownlabels``);
+  own labels, a variant beyond the paper (saved with the suffix ``_ownlabels``), and
+  ``--carry-model`` (noniid too) carries the model across tasks as for the tables;
 * ``coldstart``: the map of the Fashion-MNIST cold start (:mod:`fedlib.experiments.coldstart`),
   ours under one changed setting at a time (default dataset: fashion).
 
@@ -164,7 +165,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      choices=sorted(MECHANISMS),
                      help="tables, adversarial and noniid: only these mechanisms")
     sub.add_argument("--carry-model", action="store_true",
-                     help="tables: start each task from the previous task's global model "
+                     help="tables and noniid: start each task from the previous task's "
+                          "global model "
                           "(default: a fresh model per task)")
     sub.add_argument("--alphas", nargs="+", type=alpha_or_iid, default=None, metavar="A",
                      help="noniid: only these Dirichlet concentrations of the skewed workers' "

@@ -183,9 +183,9 @@ def _tables_options(config: MultiTaskConfig) -> Options:
 def _grid(cls: type[Grid], accepts: tuple[str, ...],
           pieces: tuple[tuple[str, ...], ...] = ()) -> Command:
     """The command of a grid: its default grid on each dataset, with the seed, device and
-    (where the grid takes them) budget, mechanisms, alphas and own-label variant of the
-    options; a grid stored in ``pieces`` (groups of its mechanisms) gives one grid per piece
-    unless ``--mechanisms`` names some."""
+    (where the grid takes them) budget, mechanisms, alphas, carried model and own-label variant
+    of the options; a grid stored in ``pieces`` (groups of its mechanisms) gives one grid per
+    piece unless ``--mechanisms`` names some."""
 
     def configs(options: Options) -> list[Grid]:
         default = cls()
@@ -194,7 +194,8 @@ def _grid(cls: type[Grid], accepts: tuple[str, ...],
         return [replace(default, **alphas, **({"mechanisms": group} if group else {}),
                         base=replace(default.base, dataset=dataset, seed=options.seed,
                                      device=options.device, budget=_budget(options),
-                                     task=_task(options, default.base.task)))
+                                     task=_task(options, default.base.task),
+                                     **({"fresh_model": False} if options.carry_model else {})))
                 for dataset in options.datasets for group in groups]
 
     def options(config: Grid) -> Options:
@@ -210,8 +211,8 @@ def _grid(cls: type[Grid], accepts: tuple[str, ...],
                   for name, value in given.items()}
         return Options(datasets=(base.dataset,), **chosen,
                        budget=None if "budget" not in accepts or base.budget == DEFAULT_BUDGET
-                       else base.budget, own_labels=base.task.own_labels,
-                       seed=base.seed, device=config.device)
+                       else base.budget, carry_model=not base.fresh_model,
+                       own_labels=base.task.own_labels, seed=base.seed, device=config.device)
 
     return Command(accepts, (cls().base.dataset,), configs, options)
 
@@ -240,7 +241,7 @@ for _kind, _command in {
     "sensitivity": _grid(SensitivityConfig, ("datasets", "budget", "seed", "fast")),
     "coldstart": _grid(ColdStartConfig, ("datasets", "seed", "fast")),
     "adversarial": _grid(AdversarialConfig, ("datasets", "mechanisms", "budget", "seed", "fast")),
-    "noniid": _grid(NoniidConfig, ("datasets", "mechanisms", "budget", "alphas", "own_labels",
-                                   "seed", "fast"), NONIID_PIECES),
+    "noniid": _grid(NoniidConfig, ("datasets", "mechanisms", "budget", "alphas", "carry_model",
+                                   "own_labels", "seed", "fast"), NONIID_PIECES),
 }.items():
     registry.register_command(_kind, _command)

@@ -207,14 +207,17 @@ class Grid:
 
     def result_name(self) -> str:
         """``<kind>_<dataset>``, then ``_<mechanism>`` unless the axis sets it, ``_b<budget>``
-        for a budget other than the default (unless the axis sets it), the task options'
-        suffix (``_ownlabels``), ``_s<seed>`` and ``_fast`` where they apply."""
+        for a budget other than the default (unless the axis sets it), ``_carried`` when every
+        run carries the model across tasks, the task options' suffix (``_ownlabels``),
+        ``_s<seed>`` and ``_fast`` where they apply."""
         base = self.base
         name = f"{self.kind}_{base.dataset}"
         if "mechanism" not in self.pinned:
             name += f"_{base.mechanism}"
         if "budget" not in self.pinned and base.budget != DEFAULT_BUDGET:
             name += f"_b{base.budget:g}"
+        if not base.fresh_model:
+            name += "_carried"
         name += base.task.name_suffix
         if base.seed != 0:
             name += f"_s{base.seed}"

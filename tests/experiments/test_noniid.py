@@ -14,6 +14,7 @@ import torch
 from fedlib.analysis.skew import KINDS
 from fedlib.cli import main
 from fedlib.experiments import registry
+from fedlib.experiments.commands import Options, configurations
 from fedlib.experiments.multitask import MultiTaskConfig, worker_pool
 from fedlib.experiments.noniid import (
     NONIID_ALPHAS,
@@ -119,6 +120,15 @@ def test_grid_names_round_trip_and_order():
     assert registry.command_flags(replace(config, alphas=(0.1,), mechanisms=("vanilla",))) == [
         "--dataset mnist", "--alphas 0.1"]
     assert registry.command_flags(replace(config, base=replace(config.base, n_tasks=7))) is None
+    # the carried model (Fashion-MNIST's reading that starts the mechanism): files of their own
+    carried = configurations("noniid", Options(datasets=("fashion",), alphas=(0.1, 1.0),
+                                               carry_model=True, seed=2))
+    assert [c.result_name() for c in carried] == [
+        "noniid_fashion_ours_rrafl_carried_s2", "noniid_fashion_reputation_greedy_carried_s2",
+        "noniid_fashion_vanilla_carried_s2"]
+    assert all(not c.base.fresh_model and c.alphas == (0.1, 1.0) for c in carried)
+    assert registry.command_flags(carried[0]) == [
+        "--dataset fashion", "--carry-model", "--alphas 0.1 1", "--seeds 2"]
 
 
 @pytest.mark.parametrize("changes,match", [

@@ -30,7 +30,7 @@ import torch
 import fedlib
 from fedlib.experiments import registry
 from fedlib.experiments.registry import Experiment
-from fedlib.fl.device import resolve_device
+from fedlib.fl.device import cpu_field, resolve_device
 from fedlib.runtime import write_atomic
 from fedlib.storage import environment
 
@@ -112,17 +112,22 @@ def git_revision() -> tuple[str, bool]:
         return os.environ.get("FEDLIB_GIT_REVISION", "unknown"), False
 
 
+def cpu_generation() -> str | None:
+    """The CPU's family and model numbers (``"family 25 model 1"``: a generation, which
+    ``"AMD EPYC"`` or ``"Intel(R) Xeon(R) Processor"`` alone does not name), or None where
+    ``/proc/cpuinfo`` does not give them."""
+    family, model = cpu_field("cpu family"), cpu_field("model")
+    return f"family {family} model {model}" if family and model else None
+
+
 def machine_description(device: str | torch.device = "auto") -> dict[str, Any]:
-    """Platform, CPU, library versions and the compute device a run used."""
+    """Platform, CPU (its name and :func:`cpu_generation`), library versions and the compute
+    device a run used."""
     resolved = resolve_device(device)
-    cpu = platform.processor() or platform.machine()
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        models = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
-                  if line.startswith("model name")]
-        cpu = models[0] if models else cpu
+    cpu = cpu_field("model name") or platform.processor() or platform.machine()
     return {
-        "platform": platform.platform(), "cpu": cpu, "cpu_count": os.cpu_count(),
+        "platform": platform.platform(), "cpu": cpu, "cpu_generation": cpu_generation(),
+        "cpu_count": os.cpu_count(),
         "python": platform.python_version(), "torch": torch.__version__,
         "numpy": np.__version__, "device": str(resolved),
         "device_name": torch.cuda.get_device_name(resolved) if resolved.type == "cuda" else cpu,

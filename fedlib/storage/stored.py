@@ -133,12 +133,15 @@ class Obtained:
     provenance: Provenance
 
 
-def _machine(machine: Mapping[str, Any]) -> str:
+def describe_machine(machine: Mapping[str, Any]) -> str:
+    """A stored result's machine (:func:`~fedlib.storage.results.machine_description`) in one
+    line."""
     device = machine["device"]
     if device != "cpu":
         device = f"{device} ({machine['device_name']})"
-    return (f"{machine['cpu']}, {machine['cpu_count']} CPUs, {machine['platform']}, "
-            f"device {device}")
+    generation = machine.get("cpu_generation")  # recorded since 2026-12-01
+    cpu = f"{machine['cpu']} ({generation})" if generation else machine["cpu"]
+    return f"{cpu}, {machine['cpu_count']} CPUs, {machine['platform']}, device {device}"
 
 
 def _revision(revision: str, dirty: bool) -> str:
@@ -185,15 +188,15 @@ def obtain(config: Experiment, folder: str | os.PathLike[str] | None = None, *,
                                            float(meta["wall_time_s"])),
             Provenance(name, "stored", stored.path,
                        _revision(meta["git_revision"], meta["git_dirty"]),
-                       _machine(meta["machine"]), float(meta["wall_time_s"]), meta["created"],
-                       command, environment.describe(meta["environment"])))
+                       describe_machine(meta["machine"]), float(meta["wall_time_s"]),
+                       meta["created"], command, environment.describe(meta["environment"])))
     if chosen not in ("fast", "recompute"):
         raise ValueError(f"mode must be 'stored', 'fast' or 'recompute', got {chosen!r}")
     run_config = config.fast() if chosen == "fast" else config
     result = run_config.run()
     return Obtained(result, Provenance(
         run_config.result_name(), chosen, None, _revision(*results.git_revision()),
-        _machine(results.machine_description(run_config.device)), float(result.wall_time_s),
+        describe_machine(results.machine_description(run_config.device)), float(result.wall_time_s),
         datetime.now(UTC).isoformat(timespec="seconds"), command,
         environment.describe(environment.fingerprint(run_config.device,
                                                      getattr(run_config, "threads", 1)))))

@@ -13,6 +13,7 @@ from fedlib.experiments import auction_sweeps, contribution, multitask, table_su
 from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.storage import comparison, results, verification
+from fedlib.storage.stored import describe_machine
 
 FAST = MultiTaskConfig(dataset="mnist", device="cpu").fast()
 NAME = FAST.result_name()
@@ -157,3 +158,16 @@ def test_an_exported_tree_names_its_revision_through_the_environment(monkeypatch
     assert results.git_revision() == ("unknown", False)
     monkeypatch.setenv("FEDLIB_GIT_REVISION", "acb28b6")
     assert results.git_revision() == ("acb28b6", False)
+
+
+def test_the_machine_names_the_cpus_generation(monkeypatch):
+    fields = {"model name": "AMD EPYC", "cpu family": "25", "model": "1"}
+    monkeypatch.setattr(results, "cpu_field", fields.get)
+    machine = results.machine_description("cpu")
+    assert (machine["cpu"], machine["cpu_generation"]) == ("AMD EPYC", "family 25 model 1")
+    assert describe_machine(machine).startswith("AMD EPYC (family 25 model 1), ")
+    monkeypatch.setattr(results, "cpu_field", {"model name": "AMD EPYC"}.get)
+    assert results.cpu_generation() is None
+    # a file stored before the field was recorded
+    older = {k: v for k, v in machine.items() if k != "cpu_generation"}
+    assert describe_machine(older).startswith("AMD EPYC, ")

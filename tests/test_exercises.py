@@ -45,6 +45,8 @@ def problems(text: str) -> list[str]:
             found.append(f"{name}: a solution without its exercise before it")
         if "should find" not in " ".join(e.statement.split()):
             found.append(f"{name}: does not say what the reader should find")
+        if "should find that" in " ".join(e.statement.split()).lower():
+            found.append(f"{name}: gives its answer away: say what to find, not that it holds")
         if len(e.solutions) != 1:
             found.append(f"{name}: {len(e.solutions)} solutions")
         if not all(e.dropdown):
@@ -123,6 +125,8 @@ BROKEN = {
     "do not follow the takeaways box": GOOD.replace(TAKEAWAYS, ":::{admonition} Summary"),
     "1 exercise(s), fewer than 2": GOOD[:GOOD.index(":::{exercise} In code")],
     "does not say what the reader should find": GOOD.replace("You should find four.", ""),
+    "gives its answer away": GOOD.replace("You should find four.",
+                                          "You should find that it is four."),
     "0 solutions": GOOD.replace(":::{solution} ex-a-hand", ":::{solution} ex-a-typo"),
     "a solution without its exercise before it": GOOD.replace(
         ":::{solution} ex-a-hand", ":::{solution} ex-a-typo"),

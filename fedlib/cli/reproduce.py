@@ -166,8 +166,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      help="tables, adversarial and noniid: only these mechanisms")
     sub.add_argument("--carry-model", action="store_true",
                      help="tables and noniid: start each task from the previous task's "
-                          "global model "
-                          "(default: a fresh model per task)")
+                          "global model (default: a fresh model per task)")
     sub.add_argument("--alphas", nargs="+", type=alpha_or_iid, default=None, metavar="A",
                      help="noniid: only these Dirichlet concentrations of the skewed workers' "
                           "labels, 'iid' for none (default: 0.1 0.3 1 iid)")

@@ -28,8 +28,8 @@ bids, not over every quality it could deliver.
 Its utility is Eq. (1); its best misreport against the truth is one case of truthfulness
 (honest workers, ``re >= Re``, also of ``truthful_honest``), its wins along the bids one of
 monotonicity (the book's critical-bid lemma). Every play is a case of budget feasibility
-(Theorem 2) and of ``well_defined``; every winner at the truthful play one of individual rationality
-(Theorem 1).
+(Theorem 2) and of ``well_defined``; every winner at the truthful play one of individual
+rationality (Theorem 1).
 
 **Joint misreports.** Budget feasibility and ``well_defined`` are properties of every play,
 whoever misreports, so :data:`PAIRS` pairs of examined workers per instance also misreport

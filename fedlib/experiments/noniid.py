@@ -47,6 +47,10 @@ from fedlib.paper.settings import PAPER_GROUPS
 
 #: Dirichlet concentrations of the stored grid, most skewed first; None: iid (the paper's).
 NONIID_ALPHAS: tuple[float | None, ...] = (0.1, 0.3, 1.0, None)
+#: The concentrations of the Fashion-MNIST grid: the MNIST grid's most and least skewed alone,
+#: since a task of LeNet-5 costs far more CPU time than one of the MNIST MLP (the README's cost
+#: paragraph).
+FASHION_ALPHAS: tuple[float, ...] = (0.1, 1.0)
 #: The mechanisms compared: ours, the two benchmarks that select by reputation and the one
 #: that does not (RRAFL hires ours' winners; its runs start last and read ours' tasks).
 NONIID_MECHANISMS = ("ours", "reputation_greedy", "vanilla", "rrafl")

@@ -174,10 +174,17 @@ def test_the_noniid_pieces_the_chapter_reads():
     assert list(stored.noniid_configs()) == ["noniid_mnist_ours_rrafl",
                                              "noniid_mnist_reputation_greedy",
                                              "noniid_mnist_vanilla"]
-    (name, variant), = stored.noniid_configs("fashion", own_labels=True).items()
-    assert name == "noniid_fashion_ours_ownlabels" and variant.base.task.own_labels
+    (name, variant), = stored.noniid_configs("mnist", own_labels=True).items()
+    assert name == "noniid_mnist_ours_ownlabels" and variant.base.task.own_labels
+    assert [c.alphas for c in stored.noniid_configs().values()] == [(0.1, 0.3, 1.0, None)] * 3
+    # Fashion-MNIST: the model carried (a fresh LeNet-5 does not start ours), two alphas
+    fashion = stored.noniid_configs("fashion")
+    assert list(fashion) == ["noniid_fashion_ours_rrafl_carried",
+                             "noniid_fashion_reputation_greedy_carried",
+                             "noniid_fashion_vanilla_carried"]
+    assert all(c.alphas == (0.1, 1.0) and not c.base.fresh_model for c in fashion.values())
     assert sorted(stored.noniid_results()) == sorted([*stored.noniid_configs(),
-                                                      "noniid_mnist_ours_ownlabels"])
+                                                      "noniid_mnist_ours_ownlabels", *fashion])
 
 
 def test_noniid_seeds_merge_each_seeds_pieces(data_root, tmp_path, monkeypatch):

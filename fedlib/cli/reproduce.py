@@ -2,7 +2,8 @@
 
 ``python -m fedlib reproduce KIND [--dataset {mnist,fashion,both}] [--fast] [--out DIR]
 [--device auto|cpu|cuda] [--jobs N] [--executor local|ray] [--budget B] [--seeds S ...]
-[--mechanisms NAME ...] [--carry-model] [--alphas A ...] [--own-labels]``, or
+[--mechanisms NAME ...] [--carry-model] [--alphas A ...] [--own-labels] [--settings NAME ...]``,
+or
 ``python -m fedlib reproduce --config results/NAME.json [--out DIR]``
 
 KIND is a registered experiment (:mod:`fedlib.experiments.registry`; its flags are mapped onto
@@ -25,7 +26,10 @@ configurations by :mod:`fedlib.experiments.commands`):
   own labels, a variant beyond the paper (saved with the suffix ``_ownlabels``), and
   ``--carry-model`` (noniid too) carries the model across tasks as for the tables;
 * ``coldstart``: the map of the Fashion-MNIST cold start (:mod:`fedlib.experiments.coldstart`),
-  ours under one changed setting at a time (default dataset: fashion).
+  ours under one changed setting at a time (default dataset: fashion); ``--settings`` runs a
+  piece of it, only the named settings with the default run (``--settings epochs``, then
+  ``--settings budget lr momentum fresh_model``: the two pieces the book reads when a seed
+  has no whole map).
 
 Each configuration the flags give is run and saved as ``<out>/<name>.json``; ``--jobs``
 processes share the configurations, or the runs of one grid. ``--seeds`` (``--seed``) runs every
@@ -82,6 +86,7 @@ from typing import Any
 
 from fedlib.cli.text import plain
 from fedlib.experiments import registry
+from fedlib.experiments.coldstart import COLD_START_VALUES
 from fedlib.experiments.commands import FLAGS, Options, configurations
 from fedlib.experiments.task_store import code_fingerprint
 from fedlib.fl.data import DATASETS
@@ -174,6 +179,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      help="tables and noniid: measure each worker's contribution and check on "
                           "the validation samples of its own labels (a variant beyond the "
                           "paper; default: every sample)")
+    sub.add_argument("--settings", nargs="+", default=None, metavar="NAME",
+                     choices=[name for name, _ in COLD_START_VALUES],
+                     help="coldstart: only these settings, with the default run (a piece of "
+                          "the map; default: every setting)")
     sub.add_argument("--seeds", "--seed", dest="seeds", nargs="+", type=seed_list,
                      default=None, metavar="S",
                      help="experiment seeds: one file per seed; S is a seed or a range such as "
@@ -193,7 +202,8 @@ def _options(args: argparse.Namespace, kind: str) -> list[Options]:
     given = {"datasets": args.dataset is not None, "mechanisms": args.mechanisms is not None,
              "budget": args.budget is not None, "carry_model": args.carry_model,
              "alphas": args.alphas is not None, "own_labels": args.own_labels,
-             "seed": _seeds(args) != [0], "fast": args.fast}
+             "settings": args.settings is not None, "seed": _seeds(args) != [0],
+             "fast": args.fast}
     command = registry.COMMANDS[kind]
     unused = [FLAGS[name] for name, set_ in given.items() if set_ and name not in command.accepts]
     if unused:
@@ -202,7 +212,8 @@ def _options(args: argparse.Namespace, kind: str) -> list[Options]:
                 DATASETS if args.dataset == "both" else (args.dataset,))
     return [Options(datasets=tuple(datasets), mechanisms=tuple(args.mechanisms or ()),
                     budget=args.budget, carry_model=args.carry_model,
-                    alphas=tuple(args.alphas or ()), own_labels=args.own_labels, seed=seed,
+                    alphas=tuple(args.alphas or ()), own_labels=args.own_labels,
+                    settings=tuple(args.settings or ()), seed=seed,
                     fast=args.fast, device=args.device) for seed in _seeds(args)]
 
 

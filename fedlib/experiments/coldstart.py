@@ -9,7 +9,8 @@ setting at a time (:data:`COLD_START_VALUES`). Its records keep every round's co
 so that :func:`separation` can say in which round of a task, and at which test loss, the
 contributions of clean and noisy winners part.
 
-``python -m fedlib reproduce coldstart`` stores it as ``coldstart_fashion_ours.json``.
+``python -m fedlib reproduce coldstart`` stores it as ``coldstart_fashion_ours.json``, or, with
+``--settings``, a piece of it (:data:`COLD_START_PIECES`, merged by :func:`merge`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ from fedlib.experiments.table_summaries import DATASET_LABELS, table1, table2, t
 COLD_START_VALUES: tuple[tuple[str, tuple[float, ...]], ...] = (
     ("budget", (30.0, 90.0)), ("epochs", (2.0, 5.0)), ("lr", (0.1,)), ("momentum", (0.9,)),
     ("fresh_model", (0.0,)))
+#: The pieces a seed's map can be run and stored in instead of one file (``reproduce coldstart
+#: --settings``), each with the default run: the local epochs, whose runs of 2 and 5 epochs
+#: train as much as seven default runs, and the other settings. Each is about half the map's
+#: compute, a few hours of two CPU cores where the whole map takes about six.
+COLD_START_PIECES: tuple[tuple[str, ...], ...] = (
+    ("epochs",), ("budget", "lr", "momentum", "fresh_model"))
 #: Data accuracy of a clean worker, and the largest of a noisy one.
 CLEAN, NOISY = 1.0, 0.4
 #: A round separates clean from noisy winners when their mean contributions (max-normalised,
@@ -75,6 +82,42 @@ class ColdStartConfig(SensitivityConfig):
     parameters: ClassVar[tuple[str, ...]] = ("budget", "epochs", "lr", "momentum",
                                              "fresh_model")
 
+    def result_name(self) -> str:
+        """:meth:`Grid.result_name <fedlib.experiments.grid.Grid.result_name>`, with the
+        settings after the mechanism where they are not :data:`COLD_START_VALUES`, so that the
+        pieces of a map (:data:`COLD_START_PIECES`) have files of their own:
+        ``coldstart_fashion_ours_epochs_s3``."""
+        name = super().result_name()
+        if self.values == COLD_START_VALUES:
+            return name
+        head = f"{self.kind}_{self.base.dataset}_{self.base.mechanism}"
+        settings = "_".join(setting for setting, _ in self.values)
+        return f"{head}_{settings}{name.removeprefix(head)}"
+
+
+
+def merge(pieces: Sequence[ColdStartResult]) -> ColdStartResult:
+    """The pieces of one seed's map (stored apart, :data:`COLD_START_PIECES`) as one map: its
+    settings those of the pieces, in the order of :data:`COLD_START_VALUES` (the pieces of the
+    default map give the default map), its runs in the order of its points, the default run
+    the first piece's (every piece runs it). The pieces must differ in their settings only,
+    each setting in one piece."""
+    if not pieces:
+        raise ValueError("merge needs at least one piece")
+    pairs = [pair for piece in pieces for pair in piece.config.values]
+    names = [name for name, _ in pairs]
+    if len(set(names)) < len(names):
+        raise ValueError(f"a setting is in two pieces: {names}")
+    order = [name for name, _ in COLD_START_VALUES]
+    values = tuple(sorted(pairs, key=lambda pair: order.index(pair[0])))
+    config = replace(pieces[0].config, values=values)
+    if any(replace(piece.config, values=values) != config for piece in pieces):
+        raise ValueError("the pieces of a map must differ in their settings only (the same "
+                         "seed and base run)")
+    runs = {point: run for piece in reversed(pieces)
+            for point, run in zip(piece.config.points, piece.runs, strict=True)}
+    return ColdStartResult(config, tuple(runs[point] for point in config.points),
+                           sum(piece.wall_time_s for piece in pieces))
 
 
 def setting_label(name: str | None, value: float | None) -> str:

@@ -41,7 +41,7 @@ from fedlib.fl.task import TaskOptions
 #: The flag that sets each field of :class:`Options`.
 FLAGS = {"datasets": "--dataset", "mechanisms": "--mechanisms", "budget": "--budget",
          "carry_model": "--carry-model", "alphas": "--alphas", "own_labels": "--own-labels",
-         "seed": "--seeds", "fast": "--fast"}
+         "settings": "--settings", "seed": "--seeds", "fast": "--fast"}
 
 
 def _number(value: float) -> str:
@@ -71,6 +71,10 @@ class Options:
     own_labels : bool
         ``--own-labels``: measure every worker on its own labels
         (:attr:`TaskOptions.own_labels <fedlib.fl.task.TaskOptions.own_labels>`).
+    settings : tuple of str
+        ``--settings``: only these settings of a one-at-a-time map, at their default values
+        (empty: all; the pieces of the cold-start map,
+        :data:`~fedlib.experiments.coldstart.COLD_START_PIECES`).
     seed : int
         One seed of ``--seeds`` (the command builds one Options per seed).
     fast : bool
@@ -85,6 +89,7 @@ class Options:
     carry_model: bool = False
     alphas: tuple[float | None, ...] = ()
     own_labels: bool = False
+    settings: tuple[str, ...] = ()
     seed: int = 0
     fast: bool = False
     device: str = "auto"
@@ -104,6 +109,8 @@ class Options:
                 "iid" if alpha is None else _number(alpha) for alpha in self.alphas))
         if self.own_labels:
             flags.append(FLAGS["own_labels"])
+        if self.settings:
+            flags.append(f"{FLAGS['settings']} " + " ".join(self.settings))
         if self.seed != 0:
             flags.append(f"{FLAGS['seed']} {self.seed}")
         return [*flags, FLAGS["fast"]] if self.fast else flags
@@ -183,15 +190,17 @@ def _tables_options(config: MultiTaskConfig) -> Options:
 def _grid(cls: type[Grid], accepts: tuple[str, ...],
           pieces: tuple[tuple[str, ...], ...] = ()) -> Command:
     """The command of a grid: its default grid on each dataset, with the seed, device and
-    (where the grid takes them) budget, mechanisms, alphas, carried model and own-label variant
-    of the options; a grid stored in ``pieces`` (groups of its mechanisms) gives one grid per
-    piece unless ``--mechanisms`` names some."""
+    (where the grid takes them) budget, mechanisms, alphas, settings, carried model and
+    own-label variant of the options; a grid stored in ``pieces`` (groups of its mechanisms)
+    gives one grid per piece unless ``--mechanisms`` names some."""
 
     def configs(options: Options) -> list[Grid]:
         default = cls()
-        alphas = {"alphas": options.alphas} if options.alphas else {}
+        axes: dict[str, Any] = {"alphas": options.alphas} if options.alphas else {}
+        if options.settings:
+            axes["values"] = _settings(default.values, options.settings)
         groups = [options.mechanisms] if options.mechanisms else list(pieces) or [()]
-        return [replace(default, **alphas, **({"mechanisms": group} if group else {}),
+        return [replace(default, **axes, **({"mechanisms": group} if group else {}),
                         base=replace(default.base, dataset=dataset, seed=options.seed,
                                      device=options.device, budget=_budget(options),
                                      task=_task(options, default.base.task),
@@ -209,12 +218,23 @@ def _grid(cls: type[Grid], accepts: tuple[str, ...],
                    else ()}
         chosen = {name: () if value in without[name] else value
                   for name, value in given.items()}
+        if "settings" in accepts and config.values != cls().values:
+            chosen["settings"] = tuple(name for name, _ in config.values)
         return Options(datasets=(base.dataset,), **chosen,
                        budget=None if "budget" not in accepts or base.budget == DEFAULT_BUDGET
                        else base.budget, carry_model=not base.fresh_model,
                        own_labels=base.task.own_labels, seed=base.seed, device=config.device)
 
     return Command(accepts, (cls().base.dataset,), configs, options)
+
+
+def _settings(values: tuple[tuple[str, tuple[float, ...]], ...],
+              names: tuple[str, ...]) -> tuple[tuple[str, tuple[float, ...]], ...]:
+    """The ``values`` of a one-at-a-time map for the settings ``names`` only."""
+    known = [name for name, _ in values]
+    if unknown := [name for name in names if name not in known]:
+        raise ValueError(f"unknown settings {unknown}; the map changes {', '.join(known)}")
+    return tuple(pair for pair in values if pair[0] in names)
 
 
 for _kind, _command in {
@@ -239,7 +259,7 @@ for _kind, _command in {
         lambda config: Options(seed=config.seed, device="cpu")),
     "budgets": _grid(BudgetSweepConfig, ("datasets", "seed", "fast")),
     "sensitivity": _grid(SensitivityConfig, ("datasets", "budget", "seed", "fast")),
-    "coldstart": _grid(ColdStartConfig, ("datasets", "seed", "fast")),
+    "coldstart": _grid(ColdStartConfig, ("datasets", "settings", "seed", "fast")),
     "adversarial": _grid(AdversarialConfig, ("datasets", "mechanisms", "budget", "seed", "fast")),
     "noniid": _grid(NoniidConfig, ("datasets", "mechanisms", "budget", "alphas", "carry_model",
                                    "own_labels", "seed", "fast"), NONIID_PIECES),

@@ -29,10 +29,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from fedlib.experiments import adversarial, multitask, noniid, registry, sensitivity
+from fedlib.experiments import adversarial, coldstart, multitask, noniid, registry, sensitivity
 from fedlib.experiments.adversarial import AdversarialConfig
 from fedlib.experiments.budget_sweep import BudgetSweepConfig
-from fedlib.experiments.coldstart import ColdStartConfig
+from fedlib.experiments.coldstart import ColdStartConfig, ColdStartResult
 from fedlib.experiments.contribution import ContributionConfig
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.experiments.noniid import NoniidConfig, NoniidResult
@@ -360,6 +360,45 @@ def coldstart_results() -> dict[str, Any]:
     run of ours on Fashion-MNIST whose first 20 tasks are its default run."""
     configs: list[Any] = [ColdStartConfig(), *table_configs(("fashion",), ("ours",)).values()]
     return {c.result_name(): c for c in configs}
+
+
+def coldstart_pieces(config: ColdStartConfig | None = None) -> dict[str, ColdStartConfig]:
+    """The pieces (by name) a seed's cold-start map ``config`` (default the paper-scale map)
+    may be stored in instead of one file: its settings split as
+    :data:`~fedlib.experiments.coldstart.COLD_START_PIECES` splits them, each piece with the
+    default run."""
+    config = config or ColdStartConfig()
+    pieces = [tuple(pair for pair in config.values if pair[0] in piece)
+              for piece in coldstart.COLD_START_PIECES]
+    configs = [replace(config, values=values) for values in pieces if values]
+    return {c.result_name(): c for c in configs}
+
+
+def coldstart_seeds(config: ColdStartConfig | None = None,
+                    folder: str | os.PathLike[str] | None = None, *,
+                    how: Mode | None = None) -> tuple[list[ColdStartResult], list[Provenance]]:
+    """Every seed's cold-start map ``config`` (default the paper-scale map; any seed: it is
+    replaced), in increasing seed order, and the provenance of every file read.
+
+    In stored mode a seed's map is read from its one file where there is one, else from its
+    pieces (:func:`coldstart_pieces`, each read by :func:`obtain_all`, which names the missing
+    ones and their command, then merged by :func:`~fedlib.experiments.coldstart.merge`); seed 0
+    is always read. In fast and recompute mode, the whole map of every seed of
+    :func:`obtain_seeds`."""
+    config = config or ColdStartConfig()
+    chosen = how or mode()
+    if chosen == "stored":
+        pieces = coldstart_pieces(config)
+        whole = set(stored_seeds(config, folder))
+        in_pieces = set().union(*(stored_seeds(piece, folder) for piece in pieces.values()))
+        got = [[obtain(with_seed(config, seed), folder, how=chosen)] if seed in whole else
+               list(obtain_all({name: with_seed(piece, seed) for name, piece in pieces.items()},
+                               folder, how=chosen).values())
+               for seed in sorted(whole | in_pieces | {0})]
+    else:
+        got = [[one] for one in obtain_seeds({"map": config}, folder, how=chosen)["map"]]
+    return ([coldstart.merge([one.result for one in seed]) for seed in got],
+            [one.provenance for seed in got for one in seed])
 
 
 def noniid_configs(dataset: str = "mnist", own_labels: bool = False) -> dict[str, NoniidConfig]:

@@ -141,7 +141,9 @@ def least_rounds(config: registry.Experiment) -> int:
 #: Whole tasks recomputed of the seed-0 tables of ours (and of every other MNIST mechanism).
 WHOLE_TASKS = {"mnist": 2, "fashion": 1}
 #: Runs recomputed of the cold-start map of a seed other than 0: its first ones, the default
-#: run and the two other budgets (:data:`~fedlib.experiments.coldstart.COLD_START_VALUES`).
+#: run and the two other budgets (:data:`~fedlib.experiments.coldstart.COLD_START_VALUES`), or
+#: of each of its pieces (:data:`~fedlib.experiments.coldstart.COLD_START_PIECES`: the default
+#: run and the two budgets, or the two other local epochs).
 SEED_RUNS = 3
 
 

@@ -103,6 +103,8 @@ def test_reproduce_mechanisms_stores_verifiable_sweeps(tmp_path):
     (["noniid", "--alphas", "0.1", "iid", "0.1"], "alphas must be distinct"),
     (["tables", "--alphas", "0.1"], "reproduce tables does not take --alphas"),
     (["budgets", "--own-labels"], "reproduce budgets does not take --own-labels"),
+    (["sensitivity", "--settings", "epochs"], "reproduce sensitivity does not take --settings"),
+    (["coldstart", "--settings", "theta"], "argument --settings: invalid choice: 'theta'"),
 ])
 def test_reproduce_rejects_bad_arguments(words, message, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:

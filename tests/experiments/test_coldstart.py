@@ -164,3 +164,46 @@ def test_separation_html_gives_every_setting_its_row():
     assert html.index("<b>default</b>") < html.index("budget 30")
     assert html.count("<tr>") == len(rows) + 2  # the column groups, the header, the rows
     assert "re, first tasks" in html and "median at separation" in html
+
+
+def test_each_piece_of_the_map_has_a_name_and_every_setting_one_piece():
+    assert ColdStartConfig().result_name() == "coldstart_fashion_ours"
+    epochs = ColdStartConfig(values=(("epochs", (2.0, 5.0)),))
+    assert epochs.result_name() == "coldstart_fashion_ours_epochs"
+    seeded = replace(epochs, base=replace(epochs.base, seed=3))
+    assert seeded.result_name() == "coldstart_fashion_ours_epochs_s3"
+    named = [name for piece in coldstart.COLD_START_PIECES for name in piece]
+    assert sorted(named) == sorted(name for name, _ in coldstart.COLD_START_VALUES)
+
+
+def _piece(values, winners):
+    """A map of one-task runs with the ``values`` given, run i hiring ``winners[i]``."""
+    config = ColdStartConfig(values=values, base=_run([]).config)
+    runs = tuple(MultiTaskResult(c, (_record(0, w, [[1.0] * len(w)] * 3, [2.0] * 3),), 1.0)
+                 for c, w in zip(config.run_configs(), winners, strict=True))
+    return ColdStartResult(config, runs, float(len(runs)))
+
+
+def test_the_pieces_of_a_map_merge_into_the_map():
+    budget = _piece((("budget", (30.0, 90.0)),), [[0], [1], [2]])
+    epochs = _piece((("epochs", (2.0,)),), [[4], [3]])
+    merged = coldstart.merge([epochs, budget])
+    assert merged.config.values == (("budget", (30.0, 90.0)), ("epochs", (2.0,)))
+    # the points in the map's order; the default run is the first piece's
+    assert [run.records[0]["winners"] for run in merged.runs] == [[4], [1], [2], [3]]
+    assert [run.config for run in merged.runs] == merged.config.run_configs()
+    assert merged.wall_time_s == 5.0
+    assert coldstart.merge([budget]).runs == budget.runs
+
+
+def test_pieces_that_do_not_make_one_map_are_refused():
+    budget = _piece((("budget", (30.0,)),), [[0], [1]])
+    with pytest.raises(ValueError, match="at least one piece"):
+        coldstart.merge([])
+    with pytest.raises(ValueError, match="a setting is in two pieces"):
+        coldstart.merge([budget, _piece((("budget", (90.0,)),), [[0], [1]])])
+    other_seed = _piece((("lr", (0.1,)),), [[0], [1]])
+    other_seed = replace(other_seed, config=replace(
+        other_seed.config, base=replace(other_seed.config.base, seed=1)))
+    with pytest.raises(ValueError, match="differ in their settings only"):
+        coldstart.merge([budget, other_seed])

@@ -12,7 +12,7 @@ import pytest
 
 from fedlib.cli import build_parser
 from fedlib.cli.reproduce import _options
-from fedlib.experiments import registry
+from fedlib.experiments import coldstart, registry
 from fedlib.experiments.commands import Options, configurations
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.storage import results
@@ -96,6 +96,20 @@ def test_the_command_line_gives_back_a_noniid_grid_of_chosen_alphas(alphas, budg
     assert flags in command
     args = build_parser().parse_args(shlex.split(command)[3:])
     assert config in configurations("noniid", _options(args, "noniid")[0])
+
+
+@pytest.mark.parametrize("settings", coldstart.COLD_START_PIECES)
+def test_the_command_line_gives_back_each_piece_of_the_cold_start_map(settings):
+    whole = paper("coldstart")
+    piece = replace(whole, values=tuple(p for p in whole.values if p[0] in settings),
+                    base=replace(whole.base, seed=3))
+    command = results.reproduce_command(piece)
+    assert f"--settings {' '.join(settings)}" in command and "--seeds 3" in command
+    args = build_parser().parse_args(shlex.split(command)[3:])
+    assert configurations("coldstart", _options(args, "coldstart")[0]) == [piece]
+    assert "--settings" not in results.reproduce_command(whole)
+    # a setting at another value than the map's is beyond the flag
+    assert registry.command_flags(replace(whole, values=(("epochs", (3.0,)),))) is None
 
 
 @pytest.mark.parametrize("kind, name", [("noniid", "noniid_mnist_ours_rrafl_ownlabels"),

@@ -8,6 +8,7 @@ import pytest
 from book import ROOT
 
 from fedlib.experiments import budget_sweep, multitask
+from fedlib.experiments.coldstart import ColdStartConfig
 from fedlib.experiments.multitask import MultiTaskConfig
 from fedlib.fl.task import TaskOptions
 from fedlib.storage import results, stored, verification
@@ -209,3 +210,39 @@ def test_noniid_seeds_merge_each_seeds_pieces(data_root, tmp_path, monkeypatch):
     assert [g.config.mechanisms for g in grids] == [("ours", "vanilla")] * 2
     assert len(grids[1].runs) == 4 and len(provenances) == 4
     assert provenances[3].name.endswith("vanilla_s2")
+
+
+def test_the_cold_start_pieces_split_the_map_by_settings():
+    pieces = stored.coldstart_pieces()
+    assert list(pieces) == ["coldstart_fashion_ours_epochs",
+                            "coldstart_fashion_ours_budget_lr_momentum_fresh_model"]
+    whole = ColdStartConfig()
+    assert sorted(pair for piece in pieces.values() for pair in piece.values) == sorted(
+        whole.values)
+    assert all(replace(piece, values=whole.values) == whole for piece in pieces.values())
+    # a map of fewer settings keeps the pieces it has settings of
+    small = ColdStartConfig(values=(("lr", (0.1,)),))
+    assert [c.values for c in stored.coldstart_pieces(small).values()] == [(("lr", (0.1,)),)]
+
+
+def test_coldstart_seeds_read_a_whole_map_or_its_pieces(data_root, tmp_path):
+    """Seed 0 stored whole, seed 2 in pieces, seed 5 in part of its pieces (refused)."""
+    small = ColdStartConfig(values=(("budget", (30.0,)), ("epochs", (2.0,))),
+                            base=replace(SMALL, dataset="mnist", n_tasks=1, eval_from=0))
+    for config in (small, *[stored.with_seed(piece, seed)
+                            for seed in (2, 5) for piece in stored.coldstart_pieces(small).values()
+                            if seed == 2 or "epochs" in piece.result_name()]):
+        result = config.run()
+        results.save_result(config.result_name(), config, result.records, tmp_path,
+                            wall_time_s=result.wall_time_s)
+    with pytest.raises(FileNotFoundError, match="coldstart_mnist_ours_budget_s5"):
+        stored.coldstart_seeds(small, tmp_path, how="stored")
+    (tmp_path / "coldstart_mnist_ours_epochs_s5.json").unlink()
+    maps, provenances = stored.coldstart_seeds(small, tmp_path, how="stored")
+    assert [m.config for m in maps] == [small, stored.with_seed(small, 2)]
+    assert [p.name for p in provenances] == ["coldstart_mnist_ours_budget_epochs",
+                                             "coldstart_mnist_ours_epochs_s2",
+                                             "coldstart_mnist_ours_budget_s2"]
+    # the merged map's runs are those of the whole map's seed 2, run by run
+    whole = stored.with_seed(small, 2).run()
+    assert [r.records for r in maps[1].runs] == [r.records for r in whole.runs]

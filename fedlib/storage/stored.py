@@ -381,24 +381,49 @@ def coldstart_seeds(config: ColdStartConfig | None = None,
     replaced), in increasing seed order, and the provenance of every file read.
 
     In stored mode a seed's map is read from its one file where there is one, else from its
-    pieces (:func:`coldstart_pieces`, each read by :func:`obtain_all`, which names the missing
-    ones and their command, then merged by :func:`~fedlib.experiments.coldstart.merge`); seed 0
-    is always read. In fast and recompute mode, the whole map of every seed of
-    :func:`obtain_seeds`."""
+    pieces (:func:`coldstart_pieces`, merged by :func:`~fedlib.experiments.coldstart.merge`);
+    seed 0 is always read (a missing file fails with its command). A seed with part of its
+    pieces stored, whose map is computed piece by piece, is left out until the rest is:
+    :func:`coldstart_pending` names it, and the chapter says so. In fast and recompute mode,
+    the whole map of every seed of :func:`obtain_seeds`."""
     config = config or ColdStartConfig()
     chosen = how or mode()
     if chosen == "stored":
         pieces = coldstart_pieces(config)
         whole = set(stored_seeds(config, folder))
         in_pieces = set().union(*(stored_seeds(piece, folder) for piece in pieces.values()))
-        got = [[obtain(with_seed(config, seed), folder, how=chosen)] if seed in whole else
-               list(obtain_all({name: with_seed(piece, seed) for name, piece in pieces.items()},
-                               folder, how=chosen).values())
-               for seed in sorted(whole | in_pieces | {0})]
+        in_pieces -= whole | set(coldstart_pending(config, folder))
+
+        def files(seed: int) -> list[Obtained]:
+            if seed in in_pieces:
+                return list(obtain_all({name: with_seed(piece, seed)
+                                        for name, piece in pieces.items()},
+                                       folder, how=chosen).values())
+            return [obtain(with_seed(config, seed), folder, how=chosen)]
+
+        got = [files(seed) for seed in sorted(whole | in_pieces | {0})]
     else:
         got = [[one] for one in obtain_seeds({"map": config}, folder, how=chosen)["map"]]
     return ([coldstart.merge([one.result for one in seed]) for seed in got],
             [one.provenance for seed in got for one in seed])
+
+
+def coldstart_pending(config: ColdStartConfig | None = None,
+                      folder: str | os.PathLike[str] | None = None
+                      ) -> dict[int, list[ColdStartConfig]]:
+    """The seeds of the cold-start map ``config`` (default the paper-scale map) stored in part
+    of their pieces (:func:`coldstart_pieces`) and not whole, each with its missing pieces
+    (with that seed), in increasing seed order."""
+    config = config or ColdStartConfig()
+    folder = Path(folder) if folder is not None else results_dir()
+    pieces = coldstart_pieces(config).values()
+    whole = set(stored_seeds(config, folder))
+    stored_pieces = {piece: set(stored_seeds(piece, folder)) for piece in pieces}
+    seeds = set().union(*stored_pieces.values()) - whole
+    return {seed: [with_seed(piece, seed) for piece, have in stored_pieces.items()
+                   if seed not in have]
+            for seed in sorted(seeds)
+            if any(seed not in have for have in stored_pieces.values())}
 
 
 def noniid_configs(dataset: str = "mnist", own_labels: bool = False) -> dict[str, NoniidConfig]:

@@ -226,7 +226,7 @@ def test_the_cold_start_pieces_split_the_map_by_settings():
 
 
 def test_coldstart_seeds_read_a_whole_map_or_its_pieces(data_root, tmp_path):
-    """Seed 0 stored whole, seed 2 in pieces, seed 5 in part of its pieces (refused)."""
+    """Seed 0 stored whole, seed 2 in pieces, seed 5 in part of its pieces (pending)."""
     small = ColdStartConfig(values=(("budget", (30.0,)), ("epochs", (2.0,))),
                             base=replace(SMALL, dataset="mnist", n_tasks=1, eval_from=0))
     for config in (small, *[stored.with_seed(piece, seed)
@@ -235,9 +235,9 @@ def test_coldstart_seeds_read_a_whole_map_or_its_pieces(data_root, tmp_path):
         result = config.run()
         results.save_result(config.result_name(), config, result.records, tmp_path,
                             wall_time_s=result.wall_time_s)
-    with pytest.raises(FileNotFoundError, match="coldstart_mnist_ours_budget_s5"):
-        stored.coldstart_seeds(small, tmp_path, how="stored")
-    (tmp_path / "coldstart_mnist_ours_epochs_s5.json").unlink()
+    pending = stored.coldstart_pending(small, tmp_path)
+    assert [(seed, [c.result_name() for c in missing]) for seed, missing in pending.items()] == [
+        (5, ["coldstart_mnist_ours_budget_s5"])]
     maps, provenances = stored.coldstart_seeds(small, tmp_path, how="stored")
     assert [m.config for m in maps] == [small, stored.with_seed(small, 2)]
     assert [p.name for p in provenances] == ["coldstart_mnist_ours_budget_epochs",
@@ -246,3 +246,9 @@ def test_coldstart_seeds_read_a_whole_map_or_its_pieces(data_root, tmp_path):
     # the merged map's runs are those of the whole map's seed 2, run by run
     whole = stored.with_seed(small, 2).run()
     assert [r.records for r in maps[1].runs] == [r.records for r in whole.runs]
+    # seed 0 must be stored; a seed stored whole is read whole, even with pieces beside it
+    (tmp_path / "coldstart_mnist_ours_budget_epochs.json").rename(
+        tmp_path / "coldstart_mnist_ours_budget_epochs_s5.json")
+    with pytest.raises(FileNotFoundError, match="coldstart_mnist_ours_budget_epochs"):
+        stored.coldstart_seeds(small, tmp_path, how="stored")
+    assert stored.coldstart_pending(small, tmp_path) == {}

@@ -95,7 +95,6 @@ class ColdStartConfig(SensitivityConfig):
         return f"{head}_{settings}{name.removeprefix(head)}"
 
 
-
 def merge(pieces: Sequence[ColdStartResult]) -> ColdStartResult:
     """The pieces of one seed's map (stored apart, :data:`COLD_START_PIECES`) as one map: its
     settings those of the pieces, in the order of :data:`COLD_START_VALUES` (the pieces of the

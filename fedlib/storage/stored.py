@@ -390,18 +390,17 @@ def coldstart_seeds(config: ColdStartConfig | None = None,
     chosen = how or mode()
     if chosen == "stored":
         pieces = coldstart_pieces(config)
-        whole = set(stored_seeds(config, folder))
-        in_pieces = set().union(*(stored_seeds(piece, folder) for piece in pieces.values()))
-        in_pieces -= whole | set(coldstart_pending(config, folder))
+        whole, have = _stored_pieces(config, folder)
+        complete = set.intersection(*have.values()) - whole
 
         def files(seed: int) -> list[Obtained]:
-            if seed in in_pieces:
+            if seed in complete:
                 return list(obtain_all({name: with_seed(piece, seed)
                                         for name, piece in pieces.items()},
                                        folder, how=chosen).values())
             return [obtain(with_seed(config, seed), folder, how=chosen)]
 
-        got = [files(seed) for seed in sorted(whole | in_pieces | {0})]
+        got = [files(seed) for seed in sorted(whole | complete | {0})]
     else:
         got = [[one] for one in obtain_seeds({"map": config}, folder, how=chosen)["map"]]
     return ([coldstart.merge([one.result for one in seed]) for seed in got],
@@ -415,15 +414,20 @@ def coldstart_pending(config: ColdStartConfig | None = None,
     of their pieces (:func:`coldstart_pieces`) and not whole, each with its missing pieces
     (with that seed), in increasing seed order."""
     config = config or ColdStartConfig()
-    folder = Path(folder) if folder is not None else results_dir()
-    pieces = coldstart_pieces(config).values()
-    whole = set(stored_seeds(config, folder))
-    stored_pieces = {piece: set(stored_seeds(piece, folder)) for piece in pieces}
-    seeds = set().union(*stored_pieces.values()) - whole
-    return {seed: [with_seed(piece, seed) for piece, have in stored_pieces.items()
-                   if seed not in have]
-            for seed in sorted(seeds)
-            if any(seed not in have for have in stored_pieces.values())}
+    whole, have = _stored_pieces(config, folder)
+    partial = set().union(*have.values()) - set.intersection(*have.values()) - whole
+    return {seed: [with_seed(piece, seed) for name, piece in coldstart_pieces(config).items()
+                   if seed not in have[name]]
+            for seed in sorted(partial)}
+
+
+def _stored_pieces(config: ColdStartConfig, folder: str | os.PathLike[str] | None
+                   ) -> tuple[set[int], dict[str, set[int]]]:
+    """The seeds of the map ``config`` stored whole, and by the name of each of its pieces the
+    seeds stored of that piece."""
+    return (set(stored_seeds(config, folder)),
+            {name: set(stored_seeds(piece, folder))
+             for name, piece in coldstart_pieces(config).items()})
 
 
 def noniid_configs(dataset: str = "mnist", own_labels: bool = False) -> dict[str, NoniidConfig]:

@@ -28,7 +28,7 @@ SOURCES = {"stored": "results/ file", "fast": "computed now (fast)", "recompute"
 def provenance_html(provenances: Sequence[Provenance]) -> str:
     """Where each result came from: a row per result (source, code revision, compute time,
     date), then the machines and the commands that regenerate the stored files."""
-    body = [[p.name, SOURCES[p.source],
+    body = [[breakable(p.name), SOURCES[p.source],
              Markup(f"<code>{html.escape(p.git_revision[:10])}</code>"
                     + ("+" if p.git_revision.endswith("+dirty") else "")),
              f"{p.wall_time_s / 60:.1f} min", p.created[:10]]
@@ -36,6 +36,13 @@ def provenance_html(provenances: Sequence[Provenance]) -> str:
     return (html_table(["Result", "Source", "Code revision", "Compute", "Created"], body,
                        align="left")
             + _closing(provenances, sorted({p.command for p in provenances})))
+
+
+def breakable(name: str) -> Markup:
+    """A result's name that may break after its underscores (``<wbr>``): a long name such as
+    ``coldstart_fashion_ours_budget_lr_momentum_fresh_model`` would otherwise widen its table
+    past the page's column."""
+    return Markup(html.escape(name).replace("_", "_<wbr>"))
 
 
 #: The notes on stored files, under the results folder.
@@ -140,7 +147,7 @@ def seed_provenance_html(provenances: Sequence[Provenance]) -> str:
         revisions = sorted({p.git_revision[:8] + ("+" if p.git_revision.endswith("+dirty")
                                                   else "") for _, p in group})
         created = sorted(p.created[:10] for _, p in group)
-        body.append([name, f"{len(group)} ({_seed_list(seeds)})", ", ".join(revisions),
+        body.append([breakable(name), f"{len(group)} ({_seed_list(seeds)})", ", ".join(revisions),
                      f"{sum(p.wall_time_s for _, p in group) / 60:.0f} min",
                      created[0] if created[0] == created[-1] else
                      f"{created[0]} to {created[-1]}"])

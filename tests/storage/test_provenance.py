@@ -52,3 +52,11 @@ def test_pieces_that_one_command_makes_print_it_once():
         for piece in ("ours_rrafl", "vanilla") for seed, suffix in ((0, ""), (1, "_s1"))])
     assert page.count("<tr>") == 3
     assert page.count("reproduce noniid --dataset mnist --seeds 0-1 --device cpu") == 1
+
+
+def test_a_long_name_may_break_after_its_underscores():
+    name = "coldstart_fashion_ours_budget_lr_momentum_fresh_model"
+    page = seed_provenance_html([_provenance(f"{name}_s3"), _provenance(f"{name}_s4")])
+    assert "coldstart_<wbr>fashion_<wbr>ours_<wbr>budget" in page
+    assert name not in page  # no unbreakable run of the whole name is left
+    assert "fresh_<wbr>model" in provenance_html([_provenance(name)])

@@ -17,15 +17,18 @@ jupytext --sync "${chapters[@]}"
 WORKERS=(-n "${FEDLIB_TEST_WORKERS:-2}")
 
 step "unit, property and sync tests"
-# (--durations: the slowest tests, the first place to look when CI's time grows)
-python -m pytest tests -q -p no:cacheprovider "${WORKERS[@]}" --dist loadgroup --durations=30
+# (--durations: the slowest tests, the first place to look when CI's time grows; every test's
+# time, setup included, is in artifacts/unit-tests.xml, and every cell's in fast-chapters.xml)
+python -m pytest tests -q -p no:cacheprovider "${WORKERS[@]}" --dist loadgroup --durations=30 \
+  --junitxml=artifacts/unit-tests.xml
 
 # Every chapter but those executed at the paper's scale only (FULL_SCALE_ONLY of scripts/book.py:
 # the Flower federation, whose slow sections run alike in both modes).
 step "execute the chapters in fast mode (nbval)"
 mapfile -t fast_chapters < <(python scripts/book.py --fast-checked)
 FEDLIB_FAST=1 python -m pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env \
-  --nbval-cell-timeout=900 "${WORKERS[@]}" --dist loadscope "${fast_chapters[@]/%.md/.ipynb}"
+  --nbval-cell-timeout=900 "${WORKERS[@]}" --dist loadscope --junitxml=artifacts/fast-chapters.xml \
+  "${fast_chapters[@]/%.md/.ipynb}"
 
 bash scripts/build_book.sh
 bash scripts/build_pdf.sh
